@@ -1,0 +1,276 @@
+// heat: the chapter's driver and tour. Runs every stage (or the ones named) on one problem:
+// first checks each against v0 on a smaller random field, then times it, and prints one
+// table with the copy bandwidth measured in the same run as the ceiling.
+//   build: meson compile -C build heat
+//   run:   build/chapters/01-heat/heat                      the tour: 128^3 cells, 5000 steps
+//          build/chapters/01-heat/heat --size 512 --stage v2,v4 --csv
+//          build/chapters/01-heat/heat --check --size 64 --steps 100
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "ceilings.h"
+#include "check.h"
+#include "cli.h"
+#include "device.h"
+#include "heat.h"
+#include "heat_run.h"
+#include "report.h"
+#include "timing.h"
+#include "validate.h"
+
+namespace {
+
+struct Options {
+  int nx = 128, ny = 128, nz = 128, steps = 5000;
+  int repeats = 5, cpu_steps = 20, seed = 2016;
+  std::vector<const HeatStage*> stages = heat_stages();
+  dim3 block{0, 0, 0};  // 0: each stage's own shape
+  bool check = false;
+  tut::Format format = tut::Format::human;
+};
+
+std::vector<const HeatStage*> parse_stages(const std::string& text) {
+  if (text == "all") return heat_stages();
+  std::vector<const HeatStage*> chosen;
+  std::stringstream list(text);
+  std::string name, known;
+  for (const HeatStage* s : heat_stages()) known += std::string(known.empty() ? "" : ", ") + s->name;
+  while (std::getline(list, name, ',')) {
+    auto it = std::find_if(heat_stages().begin(), heat_stages().end(),
+                           [&](const HeatStage* s) { return name == s->name; });
+    if (it == heat_stages().end()) throw tut::UsageError("--stage: unknown stage '" + name + "' (known: all, " + known + ")");
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+
+dim3 parse_block(const std::string& text) {
+  unsigned x = 0, y = 0, z = 0;
+  char sep1 = 0, sep2 = 0, rest = 0;
+  const bool shaped = std::sscanf(text.c_str(), "%u%c%u%c%u%c", &x, &sep1, &y, &sep2, &z, &rest) == 5 &&
+                      sep1 == 'x' && sep2 == 'x';
+  if (!shaped || x < 1 || y < 1 || z < 1 || x > 1024 || y > 1024 || z > 64 || size_t(x) * y * z > 1024)
+    throw tut::UsageError("--block must be XxYxZ with x, y <= 1024, z <= 64 and x*y*z <= 1024 threads, got '" + text + "'");
+  return dim3(x, y, z);
+}
+
+Options parse(int argc, const char* const* argv) {
+  Options o;
+  tut::Cli cli("heat", "3D heat diffusion, 7-point stencil, float: runs the chapter's stages on one problem,\n"
+                       "checks each against v0, then times it against the measured copy bandwidth.");
+  cli.add_int("nx", &o.nx, "cells along x (the fastest axis)", 1, INT_MAX);
+  cli.add_int("ny", &o.ny, "cells along y", 1, 65535);
+  cli.add_int("nz", &o.nz, "cells along z", 1, 65535);
+  cli.add_value("size", "N", "shorthand for --nx N --ny N --nz N", "", [&](const std::string& t) {
+    o.nx = o.ny = o.nz = int(tut::parse_integer("--size", t, 1, 65535));
+  });
+  cli.add_int("steps", &o.steps, "time steps per run; times are reported per this many steps", 1, 10000000);
+  cli.add_value("stage", "LIST", "stages to run, comma-separated (v0, v0-omp, v1, v2, v3, v4)", "all",
+                [&](const std::string& t) { o.stages = parse_stages(t); });
+  cli.add_value("block", "XxYxZ", "block shape for every GPU stage instead of its own, e.g. 64x8x1",
+                "each stage's own", [&](const std::string& t) { o.block = parse_block(t); });
+  cli.add_int("repeats", &o.repeats, "timed runs per stage; the median is reported", 1, 1000);
+  cli.add_int("cpu-steps", &o.cpu_steps, "steps per timed run of a CPU stage, scaled up to --steps", 1, 10000000);
+  cli.add_int("seed", &o.seed, "seed of the random initial field", 0, INT_MAX);
+  cli.add_flag("check", &o.check, "only validate: run every stage at the full size and steps, compare with v0, no timing");
+  cli.add_format(&o.format);
+  cli.parse(argc, argv);
+  if (size_t(o.nx) * o.ny * o.nz > size_t(INT_MAX))
+    throw tut::UsageError("the grid has " + std::to_string(size_t(o.nx) * o.ny * o.nz) +
+                          " cells; the kernels index with 32-bit ints, so at most " + std::to_string(INT_MAX));
+  return o;
+}
+
+std::string dims(const HeatGrid& g) {
+  return std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz);
+}
+
+dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.block; }
+
+std::string block_text(const HeatStage& s, const Options& o) {
+  if (!s.on_device) return "-";
+  const dim3 b = block_of(s, o);
+  return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
+}
+
+struct Check {
+  bool ok = true;
+  tut::ValidationReport report;
+};
+
+// Every stage against v0 on `grid` for `steps` steps from one random field.
+std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, int steps,
+                            const Options& o) {
+  const std::vector<float> initial = random_field(grid, uint64_t(o.seed));
+  const std::vector<float> reference = run_stage(heat_v0, grid, {}, initial, steps);
+  std::vector<Check> checks;
+  for (const HeatStage* s : stages) {
+    Check c;
+    const std::vector<float> result = run_stage(*s, grid, block_of(*s, o), initial, steps);
+    c.report = tut::compare(result.data(), reference.data(), {size_t(grid.nx), size_t(grid.ny), size_t(grid.nz)},
+                            {kHeatAtol, kHeatRtol});
+    c.ok = c.report.ok();
+    if (!c.ok)
+      std::cerr << "heat: stage " << s->name << " does not match v0 on a random " << dims(grid) << " field after "
+                << steps << " steps (edit " << s->source << "): " << c.report.summary() << "\n";
+    checks.push_back(c);
+  }
+  return checks;
+}
+
+int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o) {
+  const std::vector<Check> checks = validate(stages, grid, o.steps, o);
+  tut::Table table({{"stage", "stage", ""}, {"check", "matches v0", ""}, {"mismatches", "mismatches", ""},
+                    {"max_abs_err", "max abs err", ""}, {"max_rel_err", "max rel err", ""}});
+  table.add_note("problem", "random " + dims(grid) + " field, " + std::to_string(o.steps) + " steps, float");
+  table.add_note("tolerance", "|x - v0| <= 1e-6 + 1e-5 |v0| per cell");
+  bool all_ok = true;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const tut::ValidationReport& r = checks[i].report;
+    char abs_err[32], rel_err[32];
+    std::snprintf(abs_err, sizeof abs_err, "%.2e", r.max_abs_err);
+    std::snprintf(rel_err, sizeof rel_err, "%.2e", r.max_rel_err);
+    table.add_row({tut::Cell::str(stages[i]->name), tut::Cell::str(checks[i].ok ? "ok" : "FAIL"),
+                   tut::Cell::num(double(r.mismatches), 0), tut::Cell::str(abs_err), tut::Cell::str(rel_err)});
+    all_ok = all_ok && checks[i].ok;
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+}
+
+// Median time of `batch` steps of a stage on the full field, after one untimed warm-up.
+tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Options& o,
+                            const std::vector<float>& initial, int batch) {
+  const dim3 block = block_of(s, o);
+  if (!s.on_device) {
+    std::vector<float> a = initial, b = initial;
+    run_steps(s, grid, block, a.data(), b.data(), 1, nullptr);
+    return tut::time_host([&] { run_steps(s, grid, block, a.data(), b.data(), batch, nullptr); }, 0, o.repeats);
+  }
+  tut::DeviceBuffer<float> a(initial.size()), b(initial.size());
+  a.upload(initial.data());
+  b.upload(initial.data());
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  run_steps(s, grid, block, a.get(), b.get(), std::min(batch, 100), stream);
+  const tut::TimingStats t = tut::time_device(
+      [&] { run_steps(s, grid, block, a.get(), b.get(), batch, stream); }, stream, 0, o.repeats);
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return t;
+}
+
+int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o,
+             const tut::DeviceInfo& device, const std::string& not_run) {
+  const HeatGrid small{std::min(o.nx, 61), std::min(o.ny, 43), std::min(o.nz, 29)};
+  const int check_steps = std::min(o.steps, 10);
+  const std::vector<Check> checks = validate(stages, small, check_steps, o);
+
+  tut::Table table({{"stage", "stage", ""},
+                    {"what", "what", ""},
+                    {"block", "block", ""},
+                    {"timed_steps", "timed steps", ""},
+                    {"time_s", "time per " + std::to_string(o.steps) + " steps", "s"},
+                    {"min_s", "min", "s"},
+                    {"max_s", "max", "s"},
+                    {"speedup_prev", "vs prev", "x"},
+                    {"speedup_v0", "vs v0", "x"},
+                    {"gcells_per_s", "rate", "GCells/s"},
+                    {"gb_per_s", "at 8 B/update", "GB/s"},
+                    {"pct_copy", "of copy", "%"},
+                    {"check", "check", ""}});
+  const size_t field_bytes = grid.cells() * sizeof(float);
+  table.add_note("problem", dims(grid) + " cells, float, " + std::to_string(o.steps) + " steps; " +
+                                std::to_string(grid.interior_cells()) + " interior cells updated per step");
+  table.add_note("device", device.usable ? device.describe() : "none (" + not_run + ")");
+  double copy_gbps = 0;
+  if (device.usable) {
+    const size_t ceiling_bytes = size_t(512) << 20;
+    copy_gbps = tut::measure_copy_bandwidth(ceiling_bytes).gb_per_s;
+    const double at_size = tut::measure_copy_bandwidth(field_bytes).gb_per_s;
+    const double launch_us = tut::measure_empty_launch_us(std::min(o.steps, 5000));
+    char text[256];
+    std::snprintf(text, sizeof text, "%.0f GB/s device-to-device copy of %s (read + write counted), median of 10",
+                  copy_gbps, tut::format_bytes(double(ceiling_bytes)).c_str());
+    table.add_note("copy ceiling", text);
+    std::snprintf(text, sizeof text, "%.0f GB/s for a copy of one field, %s (L2 cache: %s)", at_size,
+                  tut::format_bytes(double(field_bytes)).c_str(),
+                  tut::format_bytes(double(device.props.l2CacheSize)).c_str());
+    table.add_note("copy at field size", text);
+    std::snprintf(text, sizeof text, "%.2f us per empty-kernel launch, %.1f ms per %d launches", launch_us,
+                  launch_us * o.steps / 1e3, o.steps);
+    table.add_note("launch floor", text);
+  }
+  table.add_note("validation", "each stage against v0 on a random " + dims(small) + " field, " +
+                                   std::to_string(check_steps) + " steps, |x - v0| <= 1e-6 + 1e-5 |v0|");
+  table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs after a warm-up; GPU stages run all " +
+                               std::to_string(o.steps) + " steps (CUDA events), CPU stages " +
+                               std::to_string(std::min(o.cpu_steps, o.steps)) + " steps (steady clock), scaled");
+
+  const std::vector<float> initial = random_field(grid, uint64_t(o.seed) + 1);
+  double v0_time = 0, prev_time = 0;
+  bool all_ok = true;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const HeatStage& s = *stages[i];
+    all_ok = all_ok && checks[i].ok;
+    const int batch = s.on_device ? o.steps : std::min(o.cpu_steps, o.steps);
+    std::vector<tut::Cell> row = {tut::Cell::str(s.name), tut::Cell::str(s.idea), tut::Cell::str(block_text(s, o))};
+    if (!checks[i].ok) {
+      row.insert(row.end(), 9, tut::Cell::none());
+      row.push_back(tut::Cell::str("FAIL"));
+      table.add_row(row);
+      continue;
+    }
+    const tut::TimingStats t = time_stage(s, grid, o, initial, batch);
+    const double scale = double(o.steps) / batch / 1e3;  // ms per batch -> s per o.steps steps
+    const double seconds = t.median_ms * scale;
+    const double cells_per_s = double(grid.interior_cells()) * o.steps / seconds;
+    const double gbps = 8.0 * cells_per_s / 1e9;
+    row.push_back(tut::Cell::num(batch, 0));
+    row.push_back(tut::Cell::num(seconds, 4));
+    row.push_back(tut::Cell::num(t.min_ms * scale, 4));
+    row.push_back(tut::Cell::num(t.max_ms * scale, 4));
+    row.push_back(prev_time > 0 ? tut::Cell::num(prev_time / seconds, 2) : tut::Cell::none());
+    row.push_back(v0_time > 0 ? tut::Cell::num(v0_time / seconds, 1) : tut::Cell::none());
+    row.push_back(tut::Cell::num(cells_per_s / 1e9, 2));
+    row.push_back(tut::Cell::num(gbps, 1));
+    row.push_back(copy_gbps > 0 ? tut::Cell::num(100.0 * gbps / copy_gbps, 1) : tut::Cell::none());
+    row.push_back(tut::Cell::str(&s == &heat_v0 ? "ref" : "ok"));
+    table.add_row(row);
+    if (&s == &heat_v0) v0_time = seconds;
+    prev_time = seconds;
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+}
+
+int heat_main(int argc, const char* const* argv) {
+  const Options o = parse(argc, argv);
+  const HeatGrid grid{o.nx, o.ny, o.nz};
+  const tut::DeviceInfo device = tut::find_device();
+  std::vector<const HeatStage*> stages;
+  std::string skipped;
+  for (const HeatStage* s : o.stages) {
+    if (s->on_device && !device.usable)
+      skipped += std::string(skipped.empty() ? "" : ", ") + s->name;
+    else
+      stages.push_back(s);
+  }
+  std::string not_run;
+  if (!skipped.empty()) {
+    not_run = "GPU stages " + skipped + " not run: " + device.why_not;
+    std::cerr << "heat: " << not_run << "\n";
+  }
+  if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device; }))
+    tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
+  if (stages.empty()) return 0;
+  return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device, not_run);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("heat", [&] { return heat_main(argc, argv); });
+}

@@ -1,0 +1,23 @@
+// The ceilings a stage is compared with, measured in the same run as the stage itself.
+#pragma once
+#include <cstddef>
+
+#include "timing.h"
+
+namespace tut {
+
+struct CopyBandwidth {
+  size_t bytes_per_buffer = 0;
+  double gb_per_s = 0;  // (bytes read + bytes written) / median time, in 1e9 B/s
+  TimingStats time;
+};
+
+// Device-to-device cudaMemcpy between two fresh buffers of `bytes` each. A buffer much larger
+// than the L2 cache measures DRAM; one that fits in L2 measures the cache.
+CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats = 10);
+
+// Median time, in microseconds, of one launch of an empty kernel, measured over `launches`
+// back-to-back launches on one stream: the floor under any kernel of a many-step loop.
+double measure_empty_launch_us(int launches, int repeats = 5);
+
+}  // namespace tut

@@ -1,0 +1,29 @@
+// Error checking for the CUDA runtime: every failing call is reported with the call itself,
+// the file and line, and CUDA's own explanation, then thrown so that tests can catch it.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tut {
+
+struct CudaError : std::runtime_error {
+  cudaError_t code;
+  CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+
+}  // namespace tut
+
+#define CUDA_CHECK(call)                                                        \
+  do {                                                                          \
+    const cudaError_t cuda_check_status_ = (call);                              \
+    if (cuda_check_status_ != cudaSuccess)                                      \
+      ::tut::throw_cuda_error(cuda_check_status_, #call, __FILE__, __LINE__);   \
+  } while (0)
+
+// After a <<<...>>> launch: catches a bad configuration at once. Errors inside the
+// kernel surface at the next synchronising call, which is checked as well.
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

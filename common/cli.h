@@ -1,0 +1,56 @@
+// Command-line parsing shared by every program: --help, "--name value" or "--name=value",
+// and a check of every value. A bad argument ends the program with one line on stderr and
+// exit code 2 (run_main does that), never a crash or a hang.
+#pragma once
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "report.h"
+
+namespace tut {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+constexpr int kUsageExitCode = 2;
+
+// A whole number in [min, max], or a UsageError naming the option and what was given.
+long long parse_integer(const std::string& option, const std::string& text, long long min, long long max);
+
+class Cli {
+ public:
+  Cli(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
+
+  void add_int(const std::string& name, int* target, const std::string& help, int min, int max);
+  void add_flag(const std::string& name, bool* target, const std::string& help);
+  // A value with its own parser, which throws UsageError on a bad value.
+  void add_value(const std::string& name, const std::string& metavar, const std::string& help,
+                 const std::string& default_text, std::function<void(const std::string&)> parse);
+  // --csv and --json, exclusive; the table format defaults to human.
+  void add_format(Format* target);
+
+  // Prints the usage and exits 0 on --help; throws UsageError on anything else it cannot use.
+  void parse(int argc, const char* const* argv);
+  std::string usage() const;
+
+ private:
+  struct Option {
+    std::string name, metavar, help, default_text;
+    std::function<void(const std::string&)> parse;  // empty for flags
+    bool* flag = nullptr;
+  };
+  const Option* find(const std::string& name) const;
+  std::string program_, summary_;
+  std::vector<Option> options_;
+  Format* format_ = nullptr;
+  bool csv_ = false, json_ = false;
+};
+
+// Runs a program's body: UsageError -> "program: error: ..." and exit 2; any other failure
+// (a CUDA error, out of memory) -> "program: ..." and exit 1.
+int run_main(const char* program, const std::function<int()>& body);
+
+}  // namespace tut

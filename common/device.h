@@ -1,0 +1,58 @@
+// Finding a usable GPU (or explaining why there is none) and owning device memory.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+namespace tut {
+
+struct DeviceInfo {
+  bool usable = false;
+  std::string why_not;  // when !usable: a sentence a student can act on
+  int id = -1;
+  cudaDeviceProp props{};
+  std::string describe() const;  // "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)"
+};
+
+// Looks at device 0 (or CUDA_VISIBLE_DEVICES' first) and makes it current.
+DeviceInfo find_device();
+
+// Exit code that Meson (and automake) read as "test skipped".
+constexpr int kSkipExitCode = 77;
+
+std::string format_bytes(double bytes);  // "8.0 MiB", "1.5 GiB"
+
+// cudaMalloc'd array of T; an allocation failure names the size asked for.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count) : count_(count) { ptr_ = static_cast<T*>(allocate(count * sizeof(T))); }
+  ~DeviceBuffer() { release(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+  void upload(const T* host) { copy(ptr_, host, bytes(), cudaMemcpyHostToDevice); }
+  void download(T* host) const { copy(host, ptr_, bytes(), cudaMemcpyDeviceToHost); }
+
+ private:
+  static void* allocate(size_t bytes);
+  static void release(void* p) noexcept;
+  static void copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+// Throws a UsageError (exit code 2) when `bytes` more would not fit in free device memory.
+void require_device_memory(size_t bytes, const std::string& what);
+
+}  // namespace tut

@@ -1,0 +1,129 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace tut {
+
+Cell Cell::num(double v, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, v);
+  Cell c;
+  c.text = text;
+  c.value = v;
+  c.numeric = true;
+  return c;
+}
+
+Cell Cell::str(std::string s) {
+  Cell c;
+  c.text = std::move(s);
+  return c;
+}
+
+Cell Cell::none() {
+  Cell c;
+  c.text = "-";
+  c.missing = true;
+  return c;
+}
+
+void Table::add_row(std::vector<Cell> row) {
+  if (row.size() != columns_.size())
+    throw std::invalid_argument("Table::add_row: " + std::to_string(row.size()) + " cells for " +
+                                std::to_string(columns_.size()) + " columns");
+  rows_.push_back(std::move(row));
+}
+
+void Table::print(std::ostream& out, Format format) const {
+  switch (format) {
+    case Format::human: return print_human(out);
+    case Format::csv: return print_csv(out);
+    case Format::json: return print_json(out);
+  }
+}
+
+void Table::print_human(std::ostream& out) const {
+  for (const auto& [key, value] : notes_) out << key << ": " << value << "\n";
+  std::vector<std::string> headings;
+  std::vector<size_t> width;
+  for (const Column& c : columns_) {
+    headings.push_back(c.unit.empty() ? c.heading : c.heading + " (" + c.unit + ")");
+    width.push_back(headings.back().size());
+  }
+  for (const auto& row : rows_)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].text.size());
+  auto pad = [&](const std::string& s, size_t c, bool right) {
+    const std::string fill(width[c] - s.size(), ' ');
+    out << (c ? "  " : "") << (right ? fill + s : s + fill);
+  };
+  // A heading sits over its values: right-aligned over numbers, left over text.
+  for (size_t c = 0; c < columns_.size(); ++c)
+    pad(headings[c], c, std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return row[c].numeric; }));
+  out << "\n";
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) pad(row[c].text, c, row[c].numeric || row[c].missing);
+    out << "\n";
+  }
+}
+
+static std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+static std::string exported_number(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+void Table::print_csv(std::ostream& out) const {
+  std::string line;
+  for (const auto& note : notes_) line += csv_field(note.first) + ",";
+  for (const Column& c : columns_) line += csv_field(c.key) + ",";
+  out << line.substr(0, line.size() - 1) << "\n";
+  for (const auto& row : rows_) {
+    line.clear();
+    for (const auto& note : notes_) line += csv_field(note.second) + ",";
+    for (const Cell& cell : row)
+      line += (cell.missing ? "" : cell.numeric ? exported_number(cell.value) : csv_field(cell.text)) + ",";
+    out << line.substr(0, line.size() - 1) << "\n";
+  }
+}
+
+static std::string json_string(const std::string& s) {
+  std::string q = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') q += '\\';
+    if (ch == '\n') { q += "\\n"; continue; }
+    q += ch;
+  }
+  return q + "\"";
+}
+
+void Table::print_json(std::ostream& out) const {
+  out << "{\n  \"notes\": {";
+  for (size_t n = 0; n < notes_.size(); ++n)
+    out << (n ? ", " : "") << json_string(notes_[n].first) << ": " << json_string(notes_[n].second);
+  out << "},\n  \"columns\": [";
+  for (size_t c = 0; c < columns_.size(); ++c)
+    out << (c ? ", " : "") << "{\"key\": " << json_string(columns_[c].key)
+        << ", \"unit\": " << json_string(columns_[c].unit) << "}";
+  out << "],\n  \"rows\": [";
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    out << (r ? ",\n    {" : "\n    {");
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const Cell& cell = rows_[r][c];
+      out << (c ? ", " : "") << json_string(columns_[c].key) << ": "
+          << (cell.missing ? "null" : cell.numeric ? exported_number(cell.value) : json_string(cell.text));
+    }
+    out << "}";
+  }
+  out << "\n  ]\n}\n";
+}
+
+}  // namespace tut

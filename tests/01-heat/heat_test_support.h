@@ -1,0 +1,99 @@
+// Checks shared by the CPU and GPU heat suites. Each failure names the file to edit.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "heat.h"
+#include "heat_reference.h"
+#include "heat_run.h"
+#include "validate.h"
+
+inline std::string describe(const HeatGrid& g) {
+  return std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
+}
+
+inline std::string edit_hint(const HeatStage& s) {
+  return "\n  -> edit " + std::string(s.source) + " (stage " + s.name + ")";
+}
+
+// So that gtest names a stage in its reports instead of printing an address.
+inline void PrintTo(const HeatStage* s, std::ostream* out) { *out << s->name; }
+
+// The stage's field after `steps` steps from a random field equals the reference's.
+inline testing::AssertionResult matches_reference(const HeatStage& s, const HeatGrid& g, int steps, dim3 block,
+                                                  uint64_t seed = 7) {
+  const std::vector<float> initial = random_field(g, seed);
+  const std::vector<float> got = run_stage(s, g, block, initial, steps);
+  const std::vector<float> want = reference_heat(g, initial, steps);
+  const tut::ValidationReport r =
+      tut::compare(got.data(), want.data(), {size_t(g.nx), size_t(g.ny), size_t(g.nz)}, {kHeatAtol, kHeatRtol});
+  if (r.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "stage " << s.name << " differs from the reference on a random "
+                                     << describe(g) << " field after " << steps << " steps: " << r.summary()
+                                     << edit_hint(s);
+}
+
+// One step from a random field, with the output's interior poisoned: no interior cell may be
+// left NaN, and every boundary cell must be exactly what it was.
+inline testing::AssertionResult writes_interior_only(const HeatStage& s, const HeatGrid& g, dim3 block) {
+  const std::vector<float> initial = random_field(g, 11);
+  const std::vector<float> got = run_stage(s, g, block, initial, 1);
+  size_t unwritten = 0, boundary_changed = 0;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const size_t c = (size_t(k) * g.ny + j) * g.nx + i;
+        const bool boundary = i == 0 || j == 0 || k == 0 || i == g.nx - 1 || j == g.ny - 1 || k == g.nz - 1;
+        if (boundary && !(got[c] == initial[c])) ++boundary_changed;
+        if (!boundary && std::isnan(got[c])) ++unwritten;
+      }
+  if (unwritten == 0 && boundary_changed == 0) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "stage " << s.name << " on " << describe(g) << ": " << unwritten
+                                     << " interior cells never written, " << boundary_changed
+                                     << " boundary cells changed (they must be left alone)" << edit_hint(s);
+}
+
+// Sizes that divide no block: every shape up to 3x3x3 (most have no interior at all), and
+// two odd ones, plus the seed's default size.
+inline std::vector<HeatGrid> awkward_grids() {
+  std::vector<HeatGrid> grids;
+  for (int nz = 1; nz <= 3; ++nz)
+    for (int ny = 1; ny <= 3; ++ny)
+      for (int nx = 1; nx <= 3; ++nx) grids.push_back({nx, ny, nz});
+  grids.push_back({37, 29, 23});
+  grids.push_back({130, 67, 45});
+  return grids;
+}
+
+constexpr HeatGrid kDefaultGrid{128, 128, 128};
+
+// gtest parameter names allow letters, digits and '_' only: "v0-omp" -> "v0_omp".
+inline std::string param_name(const testing::TestParamInfo<const HeatStage*>& info) {
+  std::string name = info.param->name;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
+// The tests of one stage; the CPU and GPU suites instantiate it with their stages.
+class HeatStageTest : public testing::TestWithParam<const HeatStage*> {};
+
+TEST_P(HeatStageTest, MatchesReferenceOnSizesThatDivideNoBlock) {
+  const HeatStage& s = *GetParam();
+  for (const HeatGrid& g : awkward_grids()) {
+    const testing::AssertionResult ok = matches_reference(s, g, 5, s.block);
+    EXPECT_TRUE(ok);
+    if (!ok) break;  // one clear failure is enough to read
+  }
+}
+
+TEST_P(HeatStageTest, MatchesReferenceAtTheDefaultSize) {
+  EXPECT_TRUE(matches_reference(*GetParam(), kDefaultGrid, 3, GetParam()->block));
+}
+
+TEST_P(HeatStageTest, WritesEveryInteriorCellAndNoBoundaryCell) {
+  for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{3, 3, 3}, HeatGrid{130, 67, 45}})
+    EXPECT_TRUE(writes_interior_only(*GetParam(), g, GetParam()->block));
+}

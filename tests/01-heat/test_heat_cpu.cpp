@@ -1,0 +1,29 @@
+// The CPU stages of chapter 01-heat against the tests' own reference, and a deliberately
+// wrong CPU stage that the checks must reject.
+#include "heat_test_support.h"
+
+INSTANTIATE_TEST_SUITE_P(Cpu, HeatStageTest, testing::Values(&heat_v0, &heat_v0_omp), param_name);
+
+namespace {
+
+// Wrong on purpose: skips the last interior cell of every row (the classic `i < nx - 2`).
+void step_skipping_row_end(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cudaStream_t) {
+  const size_t row = size_t(g.nx), plane = size_t(g.nx) * g.ny;
+  for (int k = 1; k < g.nz - 1; ++k)
+    for (int j = 1; j < g.ny - 1; ++j)
+      for (int i = 1; i < g.nx - 2; ++i) {
+        const size_t c = (k * size_t(g.ny) + j) * g.nx + i;
+        out[c] = in[c] + coeff * ((in[c - 1] + in[c + 1]) + (in[c - row] + in[c + row]) +
+                                  (in[c - plane] + in[c + plane]) - 6.0f * in[c]);
+      }
+}
+
+const HeatStage wrong_cpu = {"wrong-cpu", "skips the end of each row", false, {}, step_skipping_row_end,
+                             "tests/01-heat/test_heat_cpu.cpp"};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongStage, CpuStageThatSkipsTheEndOfEachRow) {
+  EXPECT_FALSE(matches_reference(wrong_cpu, {37, 29, 23}, 5, {}));
+  EXPECT_FALSE(writes_interior_only(wrong_cpu, {37, 29, 23}, {}));
+}
