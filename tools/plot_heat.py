@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Plot and tabulate the heat chapter's results from the CSVs that `heat --csv` writes.
+
+Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown]
+  --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
+  --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
+"""
+import csv
+import sys
+
+
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise SystemExit(f"{path}: no rows")
+    return rows
+
+
+def number(text, digits):
+    return "-" if text in ("", None) else f"{float(text):.{digits}f}"
+
+
+def markdown(path, rows):
+    first = rows[0]
+    print(f"**{first['problem']}** on {first['device']}  ")
+    for note in ("copy ceiling", "copy at field size", "launch floor"):
+        if first.get(note):
+            print(f"{note}: {first[note]}  ")
+    print()
+    steps = first["problem"].split(", ")[2].split()[0] if ", " in first["problem"] else "N"
+    print(f"| stage | what | block | time per {steps} steps (s) | vs prev | vs v0 | GCells/s | GB/s | % of copy |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['stage']} | {r['what']} | {r['block']} | {number(r['time_s'], 4)} | "
+              f"{number(r['speedup_prev'], 2)} | {number(r['speedup_v0'], 1)} | {number(r['gcells_per_s'], 2)} | "
+              f"{number(r['gb_per_s'], 0)} | {number(r['pct_copy'], 1)} |")
+    print()
+
+
+def plot(files, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.8 / len(files)
+    for n, (path, rows) in enumerate(files):
+        label = rows[0]["problem"].split(" cells")[0].replace(" x ", "x")
+        xs = [i + (n - (len(files) - 1) / 2) * width for i in range(len(rows))]
+        left.bar(xs, [float(r["time_s"]) for r in rows], width, label=label)
+        gpu = [(x, r) for x, r in zip(xs, rows) if r["pct_copy"]]
+        right.bar([x for x, _ in gpu], [float(r["pct_copy"]) for _, r in gpu], width, label=label)
+    names = [r["stage"] for r in files[0][1]]
+    left.set_xticks(range(len(names)), names)
+    left.set_yscale("log")
+    left.set_ylabel("seconds per 5000 steps (log)")
+    left.set_title("time per run, lower is better")
+    left.legend()
+    right.set_xticks(range(len(names)), names)
+    right.set_ylabel("% of measured device-to-device copy bandwidth")
+    right.axhline(100, color="grey", linewidth=0.8)
+    right.set_title("effective bandwidth at 8 B per cell update")
+    right.legend()
+    fig.suptitle(f"3D heat diffusion on {files[0][1][0]['device']}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def main(argv):
+    paths = [a for a in argv if a.endswith(".csv")]
+    if not paths or "--help" in argv:
+        print(__doc__)
+        return 0 if "--help" in argv else 2
+    files = [(p, load(p)) for p in paths]
+    if "--markdown" in argv:
+        for path, rows in files:
+            markdown(path, rows)
+    if "--png" in argv:
+        plot(files, argv[argv.index("--png") + 1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
