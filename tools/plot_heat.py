@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Plot and tabulate the heat chapter's results from the CSVs that `heat --csv` writes.
 
-Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown]
+Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--sweep]
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
   --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
+  --sweep     print a block-shape sweep (tools/sweep_heat_blocks.sh) as a Markdown table, with
+              the blocks launched per step and the time per block of the v2 kernel
 """
 import csv
 import sys
@@ -36,6 +38,23 @@ def markdown(path, rows):
               f"{number(r['speedup_prev'], 2)} | {number(r['speedup_v0'], 1)} | {number(r['gcells_per_s'], 2)} | "
               f"{number(r['gb_per_s'], 0)} | {number(r['pct_copy'], 1)} |")
     print()
+
+
+def sweep(rows):
+    nx, ny, nz = (int(v) for v in rows[0]["problem"].split(" cells")[0].split(" x "))
+    steps = int(rows[0]["problem"].split(", ")[2].split()[0])
+    shapes = list(dict.fromkeys(r["block"] for r in rows))
+    by = {(r["stage"], r["block"]): r for r in rows}
+    print(f"| block | threads | v2 blocks per step | v2 s per {steps} steps | v2 ns per block | v2 % of copy "
+          f"| v4 s per {steps} steps | v4 % of copy |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for shape in shapes:
+        bx, by_, bz = (int(v) for v in shape.split("x"))
+        blocks = -(-nx // bx) * -(-ny // by_) * -(-nz // bz)
+        v2, v4 = by[("v2", shape)], by[("v4", shape)]
+        ns_per_block = float(v2["time_s"]) / steps / blocks * 1e9
+        print(f"| {shape} | {bx * by_ * bz} | {blocks} | {number(v2['time_s'], 3)} | {ns_per_block:.2f} | "
+              f"{number(v2['pct_copy'], 1)} | {number(v4['time_s'], 3)} | {number(v4['pct_copy'], 1)} |")
 
 
 def plot(files, out):
@@ -77,6 +96,9 @@ def main(argv):
     if "--markdown" in argv:
         for path, rows in files:
             markdown(path, rows)
+    if "--sweep" in argv:
+        for path, rows in files:
+            sweep(rows)
     if "--png" in argv:
         plot(files, argv[argv.index("--png") + 1])
     return 0
