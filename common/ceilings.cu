@@ -1,5 +1,12 @@
 #include "ceilings.h"
 
+#include <cublas_v2.h>
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
 #include "device.h"
 
 namespace tut {
@@ -33,5 +40,116 @@ double measure_empty_launch_us(int launches, int repeats) {
   CUDA_CHECK(cudaStreamDestroy(stream));
   return t.median_ms * 1e3 / launches;
 }
+
+
+// ---- arithmetic ceilings ---------------------------------------------------------------------
+
+constexpr int kChains = 8;         // independent FMA chains per thread hide the FMA latency
+constexpr int kIterations = 16384;
+
+template <class T>
+__global__ void fma_chains(T* out, T scale, T shift) {
+  T acc[kChains];
+#pragma unroll
+  for (int r = 0; r < kChains; ++r) acc[r] = T(threadIdx.x % 64 + r) / T(64);
+  for (int it = 0; it < kIterations; ++it) {
+#pragma unroll
+    for (int r = 0; r < kChains; ++r) acc[r] = fma(acc[r], scale, shift);
+  }
+  T sum = 0;
+#pragma unroll
+  for (int r = 0; r < kChains; ++r) sum += acc[r];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;  // stored, so the work cannot be dropped
+}
+
+template <class T>
+ArithmeticRate measure_fma_rate(int repeats) {
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int threads = 512, blocks = sms * 8;
+  DeviceBuffer<T> out(size_t(blocks) * threads);
+  const T scale = T(0.9999), shift = T(0.0001);
+  ArithmeticRate rate;
+  rate.time = time_device(
+      [&] {
+        fma_chains<T><<<blocks, threads>>>(out.get(), scale, shift);
+        CUDA_CHECK_LAUNCH();
+      },
+      nullptr, 2, repeats);
+  const double flops = 2.0 * kChains * kIterations * double(blocks) * threads;
+  rate.gflops = flops / (rate.time.median_ms * 1e-3) / 1e9;
+  // The same chains of thread 3 on the host, with the same fused operations in the same order.
+  std::vector<T> result(out.size());
+  out.download(result.data());
+  T sum = 0;
+  for (int r = 0; r < kChains; ++r) {
+    T acc = T(3 + r) / T(64);
+    for (int it = 0; it < kIterations; ++it) acc = std::fma(acc, scale, shift);
+    sum += acc;
+  }
+  rate.verified = result[3] == sum;
+  return rate;
+}
+
+// A reproducible value in [-1, 1) for element `index`: the same on host and device, so the
+// host can check entries of C without copying A and B back.
+__host__ __device__ inline double hashed_value(uint64_t index, uint64_t seed) {
+  uint64_t x = index * 0x9E3779B97F4A7C15ull + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return double(x >> 11) / double(1ull << 53) * 2.0 - 1.0;
+}
+
+template <class T>
+__global__ void fill_hashed(T* data, size_t count, uint64_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    data[i] = T(hashed_value(i, seed));
+}
+
+template <class T>
+ArithmeticRate measure_gemm_rate(int n, int repeats) {
+  const size_t count = size_t(n) * n;
+  DeviceBuffer<T> a(count), b(count), c(count);
+  fill_hashed<T><<<1024, 256>>>(a.get(), count, 1);
+  fill_hashed<T><<<1024, 256>>>(b.get(), count, 2);
+  CUDA_CHECK_LAUNCH();
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // SGEMM in true FP32, no TF32
+  const T one = 1, zero = 0;
+  ArithmeticRate rate;
+  rate.time = time_device(
+      [&] {
+        if constexpr (std::is_same_v<T, float>)
+          CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, b.get(), n, &zero, c.get(), n));
+        else
+          CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, b.get(), n, &zero, c.get(), n));
+      },
+      nullptr, 2, repeats);
+  CUBLAS_CHECK(cublasDestroy(handle));
+  rate.gflops = 2.0 * double(n) * n * n / (rate.time.median_ms * 1e-3) / 1e9;
+  // Column-major: C(i, j) = sum_l A(i, l) B(l, j). Check a few entries in double.
+  std::vector<T> result(count);
+  c.download(result.data());
+  rate.verified = true;
+  for (int s = 0; s < 8; ++s) {
+    const size_t i = (size_t(s) * 7919) % n, j = (size_t(s) * 104729 + 13) % n;
+    double want = 0, magnitude = 0;
+    for (size_t l = 0; l < size_t(n); ++l) {
+      const double term = double(T(hashed_value(i + l * n, 1))) * double(T(hashed_value(l + j * n, 2)));
+      want += term;
+      magnitude += std::fabs(term);
+    }
+    const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-13;  // a loose multiple of unit round-off
+    if (!(std::fabs(double(result[i + j * n]) - want) <= eps * magnitude + 1e-30)) rate.verified = false;
+  }
+  return rate;
+}
+
+template ArithmeticRate measure_fma_rate<float>(int);
+template ArithmeticRate measure_fma_rate<double>(int);
+template ArithmeticRate measure_gemm_rate<float>(int, int);
+template ArithmeticRate measure_gemm_rate<double>(int, int);
 
 }  // namespace tut

@@ -16,6 +16,22 @@ struct CopyBandwidth {
 // than the L2 cache measures DRAM; one that fits in L2 measures the cache.
 CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats = 10);
 
+struct ArithmeticRate {
+  double gflops = 0;       // counted flops / median time
+  TimingStats time;
+  bool verified = false;   // the result matched a host computation of the same work
+};
+
+// Fused multiply-adds in independent chains, enough threads to fill every multiprocessor:
+// the highest rate plain CUDA code reaches, 2 flops per FMA. T is float or double.
+template <class T>
+ArithmeticRate measure_fma_rate(int repeats = 5);
+
+// cuBLAS GEMM, C = A B on random n x n matrices (SGEMM without TF32, or DGEMM), 2 n^3 flops;
+// a few entries of C are checked against the host in double.
+template <class T>
+ArithmeticRate measure_gemm_rate(int n, int repeats = 5);
+
 // Median time, in microseconds, of one launch of an empty kernel, measured over `launches`
 // back-to-back launches on one stream: the floor under any kernel of a many-step loop.
 double measure_empty_launch_us(int launches, int repeats = 5);

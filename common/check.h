@@ -24,6 +24,17 @@ struct CudaError : std::runtime_error {
       ::tut::throw_cuda_error(cuda_check_status_, #call, __FILE__, __LINE__);   \
   } while (0)
 
+// cuBLAS calls return their own status type.
+#define CUBLAS_CHECK(call)                                                                    \
+  do {                                                                                        \
+    const int cublas_check_status_ = int(call);                                               \
+    if (cublas_check_status_ != 0)                                                            \
+      throw ::tut::CudaError(cudaErrorUnknown, std::string("cuBLAS error ") +                 \
+                                                   std::to_string(cublas_check_status_) + ": " + \
+                                                   #call + " failed at " + __FILE__ + ":" +   \
+                                                   std::to_string(__LINE__));                 \
+  } while (0)
+
 // After a <<<...>>> launch: catches a bad configuration at once. Errors inside the
 // kernel surface at the next synchronising call, which is checked as well.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

@@ -46,7 +46,7 @@ DeviceInfo find_device() {
   }
   if (status == cudaErrorInsufficientDriver) {
     info.why_not = "no NVIDIA driver, or one older than this CUDA runtime, is installed "
-                   "(cudaErrorInsufficientDriver): the GPU stages need a driver and a GPU";
+                   "(cudaErrorInsufficientDriver): CUDA programs need both a driver and a GPU";
     return info;
   }
   if (status != cudaSuccess) {

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Plots and tables for chapter 00-device, from the CSVs of tools/bench_device.sh.
+
+Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
+  PREFIX_bandwidth.csv -> PREFIX_bandwidth.png   GB/s against copy size, one line per kind
+  PREFIX_peak.csv      -> PREFIX_roofline.png    attainable GFLOP/s against arithmetic intensity,
+                                                 with the heat stages of HEAT.csv placed on it
+  --markdown  print the ceilings, the largest-size bandwidths and selected properties as tables
+"""
+import csv
+import sys
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def plot_bandwidth(rows, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for kind in dict.fromkeys(r["kind"] for r in rows):
+        points = [(int(r["bytes"]), float(r["gb_per_s"])) for r in rows if r["kind"] == kind]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=kind)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes per copy")
+    ax.set_ylabel("GB/s (D2D: read + write)")
+    ax.set_title(f"measured copy bandwidth, {rows[0]['device']}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def ceiling(peak, prefix):
+    return next(float(r["measured"]) for r in peak if r["ceiling"].startswith(prefix))
+
+
+def plot_roofline(peak, heat, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    copy_gbps = ceiling(peak, "D2D copy")
+    intensities = [2 ** (e / 4) for e in range(-16, 41)]  # 1/16 .. 1024 flop per byte
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for prefix, style in (("cuBLAS DGEMM", "-"), ("FP32 FMA", "--"), ("FP64 FMA", ":")):
+        top = ceiling(peak, prefix)
+        ax.plot(intensities, [min(top, i * copy_gbps) for i in intensities], style,
+                label=f"{prefix}: {top / 1000:.1f} TFLOP/s")
+    ridge = ceiling(peak, "FP32 FMA") / copy_gbps
+    ax.annotate(f"ridge {ridge:.0f} flop/B (FP32)", (ridge, ceiling(peak, "FP32 FMA")), fontsize=8,
+                xytext=(ridge * 2, ceiling(peak, "FP32 FMA") / 8), arrowprops={"arrowstyle": "->"})
+    if heat:
+        for r in heat:
+            if r["pct_copy"] and r["block"] != "-":  # GPU stages: 8 flops and 8 bytes per update
+                ax.plot([1.0], [8 * float(r["gcells_per_s"])], "o", label=f"heat {r['stage']} (512^3)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flop per byte of device memory traffic)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(f"roofline from ceilings measured on {peak[0]['device']}\n"
+                 f"memory slope: {copy_gbps:.0f} GB/s measured device-to-device copy", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def theoretical(row):
+    return f"{float(row['theoretical']):.0f}" if row["theoretical"] else "-"
+
+
+def markdown(prefix):
+    peak = load(prefix + "_peak.csv")
+    print("| ceiling | measured | theoretical | unit | % of theoretical | result checked |")
+    print("|---|---:|---:|---|---:|---|")
+    for r in peak:
+        print(f"| {r['ceiling']} | {float(r['measured']):.0f} | {theoretical(r)} "
+              f"| {r['unit']} | {r['pct_theoretical']} | {r['verified']} |")
+    print()
+    rows = load(prefix + "_bandwidth.csv")
+    largest = max(int(r["bytes"]) for r in rows)
+    print(f"| copy | GB/s at 4 KiB | GB/s at 1 MiB | GB/s at {largest >> 20} MiB |")
+    print("|---|---:|---:|---:|")
+    for kind in dict.fromkeys(r["kind"] for r in rows):
+        at = {int(r["bytes"]): float(r["gb_per_s"]) for r in rows if r["kind"] == kind}
+        print(f"| {kind} | {at.get(4096, float('nan')):.2f} | {at.get(1 << 20, float('nan')):.1f} | {at[largest]:.1f} |")
+    print()
+
+
+def main(argv):
+    if not argv or "--help" in argv:
+        print(__doc__)
+        return 0 if "--help" in argv else 2
+    prefix = argv[0]
+    heat = load(argv[argv.index("--heat") + 1]) if "--heat" in argv else None
+    if "--markdown" in argv:
+        markdown(prefix)
+        return 0
+    plot_bandwidth(load(prefix + "_bandwidth.csv"), prefix + "_bandwidth.png")
+    plot_roofline(load(prefix + "_peak.csv"), heat, prefix + "_roofline.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
