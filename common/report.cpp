@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -75,9 +76,11 @@ static std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// Whole numbers (byte counts, steps) exactly; others to 9 significant digits.
 static std::string exported_number(double v) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.9g", v);
+  const bool whole = std::fabs(v) < 1e15 && v == std::floor(v);
+  std::snprintf(text, sizeof text, whole ? "%.0f" : "%.9g", v);
   return text;
 }
 

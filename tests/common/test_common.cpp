@@ -129,6 +129,13 @@ TEST(Report, CsvQuotesAndKeepsFullPrecision) {
             "\"test, \"\"quoted\"\"\",v22,\n");
 }
 
+TEST(Report, CsvKeepsLargeWholeNumbersExact) {
+  tut::Table t({{"bytes", "size", "B"}});
+  t.add_row({tut::Cell::num(1073741824.0, 0)});
+  t.add_row({tut::Cell::num(68719476736.0, 0)});
+  EXPECT_EQ(printed(t, tut::Format::csv), "bytes\n1073741824\n68719476736\n");
+}
+
 TEST(Report, JsonHasNotesColumnsAndNulls) {
   const std::string json = printed(sample_table(), tut::Format::json);
   EXPECT_NE(json.find("\"device\": \"test, \\\"quoted\\\"\""), std::string::npos) << json;
