@@ -13,6 +13,11 @@ struct CudaError : std::runtime_error {
   CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
+// No usable GPU: run_main prints the reason and exits 77, which Meson reads as a skip.
+struct NoDeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
 }  // namespace tut

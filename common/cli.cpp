@@ -1,5 +1,8 @@
 #include "cli.h"
 
+#include "check.h"
+#include "device.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -97,6 +100,9 @@ int run_main(const char* program, const std::function<int()>& body) {
   } catch (const UsageError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return kUsageExitCode;
+  } catch (const NoDeviceError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kSkipExitCode;
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": out of host memory\n";
     return 1;

@@ -49,8 +49,8 @@ class Cli {
   bool csv_ = false, json_ = false;
 };
 
-// Runs a program's body: UsageError -> "program: error: ..." and exit 2; any other failure
-// (a CUDA error, out of memory) -> "program: ..." and exit 1.
+// Runs a program's body: UsageError -> "program: error: ..." and exit 2; NoDeviceError ->
+// "program: <why>" and exit 77; any other failure (a CUDA error, out of memory) -> exit 1.
 int run_main(const char* program, const std::function<int()>& body);
 
 }  // namespace tut

@@ -67,6 +67,12 @@ DeviceInfo find_device() {
   return info;
 }
 
+DeviceInfo require_device() {
+  DeviceInfo info = find_device();
+  if (!info.usable) throw NoDeviceError(info.why_not);
+  return info;
+}
+
 template <class T>
 void* DeviceBuffer<T>::allocate(size_t bytes) {
   void* p = nullptr;

@@ -19,6 +19,9 @@ struct DeviceInfo {
 // Looks at device 0 (or CUDA_VISIBLE_DEVICES' first) and makes it current.
 DeviceInfo find_device();
 
+// find_device() for programs that have nothing to do without a GPU: throws NoDeviceError.
+DeviceInfo require_device();
+
 // Exit code that Meson (and automake) read as "test skipped".
 constexpr int kSkipExitCode = 77;
 

@@ -42,11 +42,7 @@ int bandwidth_main(int argc, const char* const* argv) {
   cli.add_format(&o.format);
   cli.parse(argc, argv);
   if (o.min_bytes > o.max_bytes) throw tut::UsageError("--min-bytes must not exceed --max-bytes");
-  const tut::DeviceInfo device = tut::find_device();
-  if (!device.usable) {
-    std::cerr << "bandwidth: " << device.why_not << "\n";
-    return tut::kSkipExitCode;
-  }
+  const tut::DeviceInfo device = tut::require_device();
   const size_t largest = size_t(o.max_bytes);
   tut::require_device_memory(2 * largest, "copies of up to " + tut::format_bytes(double(largest)) + " (two buffers)");
 

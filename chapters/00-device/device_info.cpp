@@ -73,11 +73,7 @@ int device_info_main(int argc, const char* const* argv) {
   tut::Cli cli("device_info", "The properties of every visible GPU and the theoretical figures derived from them.");
   cli.add_format(&format);
   cli.parse(argc, argv);
-  const tut::DeviceInfo device = tut::find_device();
-  if (!device.usable) {
-    std::cerr << "device_info: " << device.why_not << "\n";
-    return tut::kSkipExitCode;
-  }
+  const tut::DeviceInfo device = tut::require_device();
   int count = 0;
   CUDA_CHECK(cudaGetDeviceCount(&count));
   int driver = 0, runtime = 0;

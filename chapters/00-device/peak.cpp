@@ -21,11 +21,7 @@ int peak_main(int argc, const char* const* argv) {
   cli.add_int("repeats", &repeats, "timed runs of each; the median is reported", 1, 1000);
   cli.add_format(&format);
   cli.parse(argc, argv);
-  const tut::DeviceInfo device = tut::find_device();
-  if (!device.usable) {
-    std::cerr << "peak: " << device.why_not << "\n";
-    return tut::kSkipExitCode;
-  }
+  const tut::DeviceInfo device = tut::require_device();
   tut::require_device_memory(3 * size_t(n) * n * sizeof(double), "DGEMM of n = " + std::to_string(n));
   const tut::TheoreticalFigures f = tut::theoretical_figures(device.id);
 

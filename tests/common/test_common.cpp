@@ -207,6 +207,7 @@ TEST(Cli, CsvAndJsonAreExclusive) {
 TEST(Cli, RunMainMapsUsageErrorsToExitCode2) {
   EXPECT_EQ(tut::run_main("prog", [] () -> int { throw tut::UsageError("bad"); }), 2);
   EXPECT_EQ(tut::run_main("prog", [] () -> int { throw std::runtime_error("broken"); }), 1);
+  EXPECT_EQ(tut::run_main("prog", [] () -> int { throw tut::NoDeviceError("no GPU here"); }), tut::kSkipExitCode);
   EXPECT_EQ(tut::run_main("prog", [] { return 0; }), 0);
 }
 
