@@ -27,6 +27,9 @@ constexpr int kSkipExitCode = 77;
 
 std::string format_bytes(double bytes);  // "8.0 MiB", "1.5 GiB"
 
+// Blocks of `b` threads needed to cover n items (any n >= 0): the usual rounded-up division.
+inline unsigned blocks_for(long long n, unsigned b) { return unsigned((n + b - 1) / b); }
+
 // cudaMalloc'd array of T; an allocation failure names the size asked for.
 template <class T>
 class DeviceBuffer {

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "device.h"
+
+using tut::blocks_for;  // the stages size their grids with it
+
 struct HeatGrid {
   int nx, ny, nz;  // x is the fastest axis: cell (i, j, k) is at (k * ny + j) * nx + i
   size_t cells() const { return size_t(nx) * ny * nz; }
@@ -42,6 +46,3 @@ extern const HeatStage heat_v0, heat_v0_omp, heat_v1, heat_v2, heat_v3, heat_v4;
 
 // All stages in lesson order: v0, v0-omp, v1, v2, v3, v4.
 const std::vector<const HeatStage*>& heat_stages();
-
-// Blocks needed to cover n cells with blocks of b (any n >= 0).
-inline unsigned blocks_for(int n, unsigned b) { return unsigned((size_t(n) + b - 1) / b); }

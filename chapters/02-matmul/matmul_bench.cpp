@@ -1,0 +1,121 @@
+// matmul_bench: every type over square sizes 16 .. 8192 (doubling) and a few non-square
+// shapes, timed two ways: host to host through the course's matmult_TYPE (allocation and
+// PCIe copies included, steady clock), and device only (the same kernel on data already on
+// the GPU, CUDA events). Each result is checked against OpenBLAS before it is timed.
+//   run: build/chapters/02-matmul/matmul_bench [--max-n 8192] [--csv]
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "cli.h"
+#include "device.h"
+#include "matmul.h"
+#include "timing.h"
+#include "validate.h"
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+};
+
+// Timed calls per point: enough for about half a second, at least 2, after one warm-up.
+int repeats_for(double seconds_per_call) { return std::clamp(int(0.5 / std::max(seconds_per_call, 1e-9)), 2, 20); }
+
+bool close_to(const std::vector<double>& got, const std::vector<double>& want, int k) {
+  // Inputs in [-1, 1): |sum of k products| <= k, so rounding error <= a small multiple of k eps.
+  const double tolerance = 16.0 * k * 2.220446049250313e-16;
+  return tut::compare(got.data(), want.data(), {got.size(), 1, 1}, {tolerance, 0.0}).ok();
+}
+
+int bench_main(int argc, const char* const* argv) {
+  int max_n = 8192, nat_max = 512, gpu1_max = 256;
+  tut::Format format = tut::Format::human;
+  tut::Cli cli("matmul_bench", "Every matmult type over square sizes 16 .. --max-n and some non-square shapes:\n"
+                               "host-to-host (course interface) and device-only GFLOP/s.");
+  cli.add_int("max-n", &max_n, "largest square size", 16, 16384);
+  cli.add_int("nat-max", &nat_max, "largest size for nat (one CPU core)", 1, 16384);
+  cli.add_int("gpu1-max", &gpu1_max, "largest size for gpu1 (one GPU thread)", 1, 16384);
+  cli.add_format(&format);
+  cli.parse(argc, argv);
+  const tut::DeviceInfo device = tut::require_device();
+
+  std::vector<Shape> shapes;
+  for (int s = 16; s <= max_n; s *= 2) shapes.push_back({s, s, s});
+  for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
+    if (std::max({s.m, s.n, s.k}) <= max_n) shapes.push_back(s);
+  std::vector<const MatmulStage*> stages = matmul_stages();
+  for (const MatmulStage* s : matmul_gpu4_sweep())
+    if (s != &matmul_gpu4) stages.push_back(s);
+
+  tut::Table table({{"type", "type", ""},     {"m", "m", ""},          {"n", "n", ""},
+                    {"k", "k", ""},           {"host_ms", "host to host", "ms"}, {"host_gflops", "host to host", "GFLOP/s"},
+                    {"device_ms", "device only", "ms"}, {"device_gflops", "device only", "GFLOP/s"},
+                    {"cpu_threads", "CPU threads", ""}, {"check", "matches lib", ""}});
+  table.add_note("device", device.describe());
+  table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
+                           "device only: the same kernel on device buffers (CUDA events)");
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  for (const Shape& sh : shapes) {
+    const size_t a_count = size_t(sh.m) * sh.k, b_count = size_t(sh.k) * sh.n, c_count = size_t(sh.m) * sh.n;
+    std::vector<double> A(a_count), B(b_count), C(c_count), reference(c_count);
+    tut::fill_random(A.data(), a_count, 11, -1.0, 1.0);
+    tut::fill_random(B.data(), b_count, 12, -1.0, 1.0);
+    matmult_lib(sh.m, sh.n, sh.k, A.data(), B.data(), reference.data());
+    tut::DeviceBuffer<double> dA(a_count), dB(b_count), dC(c_count);
+    dA.upload(A.data());
+    dB.upload(B.data());
+    const double flops = 2.0 * sh.m * sh.n * double(sh.k);
+    for (const MatmulStage* s : stages) {
+      const int largest = std::max({sh.m, sh.n, sh.k});
+      if ((s == &matmul_nat && largest > nat_max) || (s == &matmul_gpu1 && largest > gpu1_max)) continue;
+      std::vector<tut::Cell> row = {tut::Cell::str(s->name), tut::Cell::num(sh.m, 0), tut::Cell::num(sh.n, 0),
+                                    tut::Cell::num(sh.k, 0)};
+      bool ok = true;
+      if (s->host) {  // the warm-up call is also the one that is checked
+        tut::poison(C.data(), c_count);
+        const tut::TimingStats first = tut::time_host([&] { s->host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); }, 0, 1);
+        ok = ok && close_to(C, reference, sh.k);
+        const tut::TimingStats t = tut::time_host([&] { s->host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); }, 0,
+                                                  repeats_for(first.median_ms / 1e3));
+        row.push_back(tut::Cell::num(t.median_ms, 3));
+        row.push_back(tut::Cell::num(flops / (t.median_ms * 1e-3) / 1e9, 2));
+      } else {
+        row.push_back(tut::Cell::none());
+        row.push_back(tut::Cell::none());
+      }
+      if (s->device) {
+        CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
+        const auto call = [&] { s->device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
+        const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
+        dC.download(C.data());
+        ok = ok && close_to(C, reference, sh.k);
+        const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
+        row.push_back(tut::Cell::num(t.median_ms, 3));
+        row.push_back(tut::Cell::num(flops / (t.median_ms * 1e-3) / 1e9, 2));
+      } else {
+        row.push_back(tut::Cell::none());
+        row.push_back(tut::Cell::none());
+      }
+      row.push_back(s->device ? tut::Cell::none() : tut::Cell::num(s == &matmul_lib ? openblas_get_num_threads() : 1, 0));
+      row.push_back(tut::Cell::str(ok ? "ok" : "FAIL"));
+      if (!ok) std::cerr << "matmul_bench: " << s->name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
+      table.add_row(row);
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  table.print(std::cout, format);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("matmul_bench", [&] { return bench_main(argc, argv); });
+}

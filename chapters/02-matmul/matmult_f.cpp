@@ -1,0 +1,94 @@
+// matmult_f: the course's driver. Calls matmult_TYPE repeatedly on random matrices until
+// MFLOPS_MIN_T seconds have passed (or MFLOPS_MAX_IT calls), then prints one line:
+//   <memory kB> <Mflop/s> <error> # matmult_TYPE
+// with memory = 8 (mk + kn + mn) / 1024 and error = the largest |C - C_lib| (0 when not compared).
+//   usage: matmult_f TYPE m n k [bs]
+//   environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] MFLOPS_MAX_IT=[inf]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "device.h"
+#include "matmul.h"
+#include "validate.h"
+
+namespace {
+
+double env_number(const char* name, double fallback, double min) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != '\0' || !(value >= min))
+    throw tut::UsageError(std::string(name) + " must be a number >= " + std::to_string(int(min)) + ", got '" + text + "'");
+  return value;
+}
+
+void print_matrix(const char* name, const std::vector<double>& M, int rows, int cols) {
+  std::printf("%s =\n", name);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) std::printf(" %10.6f", M[size_t(i) * cols + j]);
+    std::printf("\n");
+  }
+}
+
+int driver_main(int argc, char** argv) {
+  std::string types;
+  for (const MatmulStage* s : matmul_stages()) types += std::string(types.empty() ? "" : ", ") + s->name;
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: matmult_f TYPE m n k [bs]\n  TYPE: %s\n  C (m x n) = A (m x k) B (k x n), double, row-major\n"
+                "environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] "
+                "MFLOPS_MAX_IT=[infinity]\n", types.c_str());
+    return 0;
+  }
+  if (argc < 5 || argc > 6) throw tut::UsageError("usage: matmult_f TYPE m n k [bs] (see --help)");
+  const MatmulStage* stage = find_matmul_stage(argv[1]);
+  if (!stage) throw tut::UsageError("unknown TYPE '" + std::string(argv[1]) + "' (known: " + types + ")");
+  const int m = int(tut::parse_integer("m", argv[2], 1, 1 << 20));
+  const int n = int(tut::parse_integer("n", argv[3], 1, 1 << 20));
+  const int k = int(tut::parse_integer("k", argv[4], 1, 1 << 20));
+  if (argc == 6) tut::parse_integer("bs", argv[5], 1, 1 << 20);  // accepted for the course's blk, unused here
+  const bool compare = env_number("MATMULT_COMPARE", 1, 0) != 0;
+  const bool results = env_number("MATMULT_RESULTS", 0, 0) != 0;
+  const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0);
+  const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
+  if (stage->device) tut::require_device();
+
+  std::vector<double> A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n);
+  tut::fill_random(A.data(), A.size(), 1, -1.0, 1.0);
+  tut::fill_random(B.data(), B.size(), 2, -1.0, 1.0);
+  long long iterations = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
+  do {
+    stage->host(m, n, k, A.data(), B.data(), C.data());
+    ++iterations;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (seconds < min_seconds && iterations < max_iterations);
+
+  double error = 0;
+  if (compare) {
+    std::vector<double> reference(C.size());
+    matmult_lib(m, n, k, A.data(), B.data(), reference.data());
+    for (size_t e = 0; e < C.size(); ++e) error = std::fmax(error, std::isnan(C[e]) ? INFINITY : std::fabs(C[e] - reference[e]));
+  }
+  if (results) {
+    print_matrix("A", A, m, k);
+    print_matrix("B", B, k, n);
+    print_matrix("C", C, m, n);
+  }
+  const double memory_kb = 8.0 * (double(m) * k + double(k) * n + double(m) * n) / 1024.0;
+  const double mflops = 2.0 * m * n * double(k) * iterations / seconds / 1e6;
+  std::printf("%12.3f %12.3f %e # matmult_%s\n", memory_kb, mflops, error, stage->name);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("matmult_f", [&] { return driver_main(argc, argv); });
+}

@@ -1,0 +1,12 @@
+// Exercise skeleton generated from solutions/02-matmul/lib.cpp by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// Type lib: OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
+#include <cblas.h>
+
+#include "matmul.h"
+
+extern "C" void matmult_lib(int m, int n, int k, double* A, double* B, double* C) {
+  // TODO(exercise): C = 1 * A B + 0 * C with cblas_dgemm, row-major, no transposes
+}
+
+const MatmulStage matmul_lib = {"lib", "OpenBLAS dgemm, all cores", matmult_lib, nullptr, MATMUL_STAGE_FILE("lib.cpp")};

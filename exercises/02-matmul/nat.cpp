@@ -1,0 +1,15 @@
+// Exercise skeleton generated from solutions/02-matmul/nat.cpp by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// Type nat: the plain triple loop on one CPU core, the "natural" order (i, j, then the sum
+// over l). The correctness baseline of the course.
+// What limits it: the inner loop walks B down a column, one cache line per multiply-add.
+#include "matmul.h"
+
+extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      // TODO(exercise): C(i, j) = sum over l of A(i, l) B(l, j), row-major
+    }
+}
+
+const MatmulStage matmul_nat = {"nat", "CPU triple loop, 1 core", matmult_nat, nullptr, MATMUL_STAGE_FILE("nat.cpp")};

@@ -1,0 +1,87 @@
+// Checks shared by the CPU and GPU matmul suites: every type against a long-double reference
+// on random matrices, with a tolerance that grows with k. Each failure names the file to edit.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "matmul.h"
+#include "validate.h"
+
+struct Shape {
+  int m, n, k;
+};
+
+inline std::string describe(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+// So that gtest names a type in its reports instead of printing an address.
+inline void PrintTo(const MatmulStage* s, std::ostream* out) { *out << s->name; }
+
+inline std::string param_name(const testing::TestParamInfo<const MatmulStage*>& info) {
+  std::string name = info.param->name;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
+// C = A B through the type's course function (host pointers), or, for a GPU variant with no
+// course function, through its launcher inside the same allocate/copy/launch wrapper.
+inline std::vector<double> run_type(const MatmulStage& s, const Shape& sh, std::vector<double> A,
+                                    std::vector<double> B) {
+  std::vector<double> C(size_t(sh.m) * sh.n);
+  tut::poison(C.data(), C.size());  // an element never written stays NaN
+  if (s.host)
+    s.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
+  else
+    matmult_on_device(sh.m, sh.n, sh.k, A.data(), B.data(), C.data(), s.device);
+  return C;
+}
+
+inline testing::AssertionResult matches_reference(const MatmulStage& s, const Shape& sh, uint64_t seed = 5) {
+  std::vector<double> A(size_t(sh.m) * sh.k), B(size_t(sh.k) * sh.n);
+  tut::fill_random(A.data(), A.size(), seed, -1.0, 1.0);
+  tut::fill_random(B.data(), B.size(), seed + 1, -1.0, 1.0);
+  const std::vector<double> C = run_type(s, sh, A, B);
+  std::vector<double> want(C.size());
+  for (int i = 0; i < sh.m; ++i)
+    for (int j = 0; j < sh.n; ++j) {
+      long double sum = 0;
+      for (int l = 0; l < sh.k; ++l) sum += (long double)A[size_t(i) * sh.k + l] * B[size_t(l) * sh.n + j];
+      want[size_t(i) * sh.n + j] = double(sum);
+    }
+  // |a b| < 1, so any order of summation is within a few k * eps of the exact sum.
+  const tut::Tolerance tolerance{8.0 * sh.k * DBL_EPSILON, 0.0};
+  const tut::ValidationReport r =
+      tut::compare(C.data(), want.data(), {size_t(sh.n), size_t(sh.m), 1}, tolerance);  // i: column, j: row
+  if (r.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "matmult_" << s.name << " differs from the reference at m x n x k = "
+                                     << describe(sh) << " (in the listing, i is the column of C, j the row): "
+                                     << r.summary() << "\n  -> edit " << s.source << " (type " << s.name << ")";
+}
+
+// Awkward shapes: 1x1x1, single rows and columns, primes, nothing a multiple of 16 or 32.
+inline std::vector<Shape> awkward_shapes() {
+  return {{1, 1, 1},    {1, 7, 1},      {7, 1, 1},       {1, 1, 9},       {3, 5, 7},       {17, 19, 23},
+          {31, 33, 65}, {64, 64, 64},   {100, 37, 129},  {257, 129, 67},  {1000, 1, 1000}, {1, 1000, 1000},
+          {2, 1000, 3}};
+}
+
+class MatmulTypeTest : public testing::TestWithParam<const MatmulStage*> {};
+
+TEST_P(MatmulTypeTest, MatchesReferenceOnAwkwardShapes) {
+  for (const Shape& sh : awkward_shapes()) {
+    const testing::AssertionResult ok = matches_reference(*GetParam(), sh);
+    EXPECT_TRUE(ok);
+    if (!ok) break;  // one clear failure is enough to read
+  }
+}
+
+TEST_P(MatmulTypeTest, MatchesReferenceAt384) {
+  if (GetParam() == &matmul_gpu1) GTEST_SKIP() << "one GPU thread: the small shapes suffice";
+  EXPECT_TRUE(matches_reference(*GetParam(), {384, 384, 384}));
+}

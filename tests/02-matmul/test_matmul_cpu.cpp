@@ -1,0 +1,26 @@
+// The CPU types of chapter 02-matmul, and a deliberately wrong one the checks must reject.
+#include "matmul_test_support.h"
+
+INSTANTIATE_TEST_SUITE_P(Cpu, MatmulTypeTest, testing::Values(&matmul_nat, &matmul_lib), param_name);
+
+namespace {
+
+// Wrong on purpose: drops the last term of every sum (the classic l < k - 1).
+void drops_last_term(int m, int n, int k, double* A, double* B, double* C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int l = 0; l < k - 1; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
+      C[size_t(i) * n + j] = sum;
+    }
+}
+
+const MatmulStage wrong_cpu = {"wrong-cpu", "drops the last term", drops_last_term, nullptr,
+                               "tests/02-matmul/test_matmul_cpu.cpp"};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongType, CpuLoopThatDropsTheLastTerm) {
+  EXPECT_FALSE(matches_reference(wrong_cpu, {17, 19, 23}));
+  EXPECT_FALSE(matches_reference(wrong_cpu, {1, 1, 2}));
+}
