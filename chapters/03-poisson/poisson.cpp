@@ -1,0 +1,164 @@
+// poisson: the course's program. Solves the radiator problem with one stage and prints one
+// table: time, lattice updates per second, GB/s at 24 bytes per update, % of the copy
+// bandwidth measured in the same run; the multi-GPU stages also run gpu2 on one GPU in the
+// same run and report their speed-up and parallel efficiency over it.
+//   usage: poisson VERSION N iterations [tolerance] [--parts P] [--check-every K] [--pgm FILE] [--csv]
+//   e.g.   build/chapters/03-poisson/poisson gpu2 4096 1000
+//          build/chapters/03-poisson/poisson multi 16384 1000 --parts 4
+//          build/chapters/03-poisson/poisson gpu3 512 100000 1e-6 --pgm radiator.pgm
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ceilings.h"
+#include "check.h"
+#include "cli.h"
+#include "device.h"
+#include "poisson.h"
+#include "report.h"
+
+namespace {
+
+struct Options {
+  const PoissonStage* stage = nullptr;
+  int N = 0, iterations = 0, parts = 0, check_every = 100;
+  double tolerance = 0;
+  std::string pgm;
+  tut::Format format = tut::Format::human;
+};
+
+std::string stage_names() {
+  std::string names;
+  for (const PoissonStage* s : poisson_stages()) names += std::string(names.empty() ? "" : ", ") + s->name;
+  return names;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  std::vector<const char*> positional, flags = {argv[0]};
+  // Options (and the value after --parts, --check-every, --pgm) go to the option parser; the
+  // rest, negative numbers included, are the positional arguments.
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const bool option = arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]));
+    (option ? flags : positional).push_back(argv[a]);
+    if (option && a + 1 < argc && (arg == "--parts" || arg == "--check-every" || arg == "--pgm")) flags.push_back(argv[++a]);
+  }
+  tut::Cli cli("poisson", "usage: poisson VERSION N iterations [tolerance] [options]\n"
+                          "Jacobi iterations for -laplace(u) = f on [-1,1]^2 (the course's radiator), double.\n"
+                          "VERSION: " + stage_names() + "; N interior points per side; tolerance: stop once\n"
+                          "||u_new - u||_2 < tolerance, checked every --check-every iterations (not for multi, nccl).");
+  cli.add_int("parts", &o.parts, "multi, nccl: row blocks, one per GPU (default: every visible GPU)", 1, 64);
+  cli.add_int("check-every", &o.check_every, "iterations between two checks of the tolerance", 1, 1000000);
+  cli.add_value("pgm", "FILE", "write the solution as a grey-level PGM image", "", [&](const std::string& t) { o.pgm = t; });
+  cli.add_format(&o.format);
+  cli.parse(int(flags.size()), flags.data());
+  if (positional.size() < 3 || positional.size() > 4)
+    throw tut::UsageError("expected VERSION N iterations [tolerance] (see --help)");
+  o.stage = find_poisson_stage(positional[0]);
+  if (!o.stage) throw tut::UsageError("unknown VERSION '" + std::string(positional[0]) + "' (known: " + stage_names() + ")");
+  o.N = int(tut::parse_integer("N", positional[1], 1, 46340));  // (N + 2)^2 stays within 32-bit indices
+  o.iterations = int(tut::parse_integer("iterations", positional[2], 1, 100000000));
+  if (positional.size() == 4) {
+    char* end = nullptr;
+    o.tolerance = std::strtod(positional[3], &end);
+    if (*end != '\0' || !(o.tolerance > 0))
+      throw tut::UsageError("tolerance must be a positive number, got '" + std::string(positional[3]) + "'");
+    if (o.stage->multi_gpu)
+      throw tut::UsageError(std::string(o.stage->name) + " runs a fixed number of iterations: drop the tolerance");
+  }
+  return o;
+}
+
+void write_pgm(const std::string& path, const PoissonGrid& g, const std::vector<double>& u) {
+  const auto [lo, hi] = std::minmax_element(u.begin(), u.end());
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw tut::UsageError("cannot write " + path);
+  out << "P5\n" << g.width() << " " << g.width() << "\n255\n";
+  for (int r = g.width() - 1; r >= 0; --r)  // the top row of the image is y = 1
+    for (int c = 0; c < g.width(); ++c) {
+      const double v = (u[size_t(r) * g.width() + c] - *lo) / std::max(*hi - *lo, 1e-300);
+      out.put(char(int(v * 255.0 + 0.5)));
+    }
+}
+
+struct Run {
+  const PoissonStage* stage;
+  int parts;
+  SolveResult result;
+};
+
+Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<double>& u, const Options& o, int parts) {
+  SolveOptions so;
+  so.max_iterations = o.iterations;
+  so.tolerance = o.tolerance;
+  so.check_every = o.check_every;
+  so.parts = parts;
+  if (stage.on_device) {  // an untimed warm-up: module loading, clocks, peer access
+    std::vector<double> scratch = problem.u0;
+    SolveOptions warm = so;
+    warm.max_iterations = std::min(o.iterations, 10);
+    warm.tolerance = 0;
+    stage.solve(problem, scratch, warm);
+  }
+  return {&stage, parts, stage.solve(problem, u, so)};
+}
+
+int poisson_main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const PoissonProblem problem = radiator_problem(o.N);
+  tut::DeviceInfo device;
+  int gpus = 0;
+  if (o.stage->on_device) {
+    device = tut::require_device();
+    CUDA_CHECK(cudaGetDeviceCount(&gpus));
+    tut::require_device_memory(3 * problem.grid.cells() * sizeof(double), "an N = " + std::to_string(o.N) + " grid (three fields)");
+  }
+  const int parts = o.parts ? o.parts : std::max(gpus, 1);
+  std::vector<Run> runs;
+  std::vector<double> u = problem.u0;
+  if (o.stage->multi_gpu) {  // the single-GPU stage in the same run, for speed-up and efficiency
+    std::vector<double> single = problem.u0;
+    runs.push_back(run(poisson_gpu2, problem, single, o, 1));
+  }
+  runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu ? parts : 1));
+
+  const double copy_gbps = o.stage->on_device ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
+  tut::Table table({{"stage", "stage", ""}, {"N", "N", ""}, {"gpus", "GPUs", ""}, {"iterations", "iterations", ""},
+                    {"time_s", "time", "s"}, {"gupdates_per_s", "rate", "Gupdates/s"}, {"gb_per_s", "at 24 B/update", "GB/s"},
+                    {"pct_copy", "of copy x GPUs", "%"}, {"speedup", "vs gpu2", "x"}, {"efficiency", "efficiency", "%"},
+                    {"change_norm", "last change", ""}});
+  table.add_note("problem", "radiator, N = " + std::to_string(o.N) + " interior points per side, double");
+  table.add_note("device", device.usable ? device.describe() + ", " + std::to_string(gpus) + " visible" : "CPU");
+  if (copy_gbps > 0) table.add_note("copy ceiling", std::to_string(int(copy_gbps)) + " GB/s per GPU, device-to-device, same run");
+  const double single_seconds = runs.size() > 1 ? runs[0].result.seconds : 0;
+  for (const Run& r : runs) {
+    const double updates = double(o.N) * o.N * r.result.iterations;
+    const double gbps = 24.0 * updates / r.result.seconds / 1e9;
+    const int used = r.stage->multi_gpu ? std::min(r.parts, std::max(gpus, 1)) : (r.stage->on_device ? 1 : 0);
+    const double speedup = single_seconds > 0 ? single_seconds / r.result.seconds : 0;
+    char norm[32];
+    std::snprintf(norm, sizeof norm, "%.3e", r.result.change_norm);
+    table.add_row({tut::Cell::str(r.stage->name + std::string(r.stage->multi_gpu ? " x" + std::to_string(r.parts) : "")),
+                   tut::Cell::num(o.N, 0), tut::Cell::num(used, 0), tut::Cell::num(r.result.iterations, 0),
+                   tut::Cell::num(r.result.seconds, 4), tut::Cell::num(updates / r.result.seconds / 1e9, 3),
+                   tut::Cell::num(gbps, 1), used && copy_gbps > 0 ? tut::Cell::num(100 * gbps / (copy_gbps * used), 1) : tut::Cell::none(),
+                   speedup > 0 ? tut::Cell::num(speedup, 2) : tut::Cell::none(),
+                   speedup > 0 ? tut::Cell::num(100 * speedup / used, 1) : tut::Cell::none(),
+                   r.result.change_norm >= 0 ? tut::Cell::str(norm) : tut::Cell::none()});
+  }
+  table.print(std::cout, o.format);
+  if (!o.pgm.empty()) write_pgm(o.pgm, problem.grid, u);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("poisson", [&] { return poisson_main(argc, argv); });
+}

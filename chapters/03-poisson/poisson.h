@@ -1,0 +1,82 @@
+// Chapter 03-poisson: -laplace(u) = f on [-1, 1]^2 by Jacobi iterations, double precision.
+// N interior points per side, h = 2 / (N + 1); the field is stored with its boundary, as
+// (N + 2) x (N + 2) values, row-major, row 0 at y = -1. One Jacobi iteration:
+//   u_new(i, j) = 1/4 (u(i-1, j) + u(i+1, j) + u(i, j-1) + u(i, j+1) + h^2 f(i, j))
+// on interior points; boundary values never change.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device.h"
+
+using tut::blocks_for;
+
+struct PoissonGrid {
+  int N;
+  int width() const { return N + 2; }
+  size_t cells() const { return size_t(N + 2) * (N + 2); }
+  double h() const { return 2.0 / (N + 1); }
+};
+
+struct PoissonProblem {
+  PoissonGrid grid;
+  std::vector<double> f;   // source, (N + 2)^2, only interior values are used
+  std::vector<double> u0;  // initial field: boundary values and the initial interior
+};
+
+// The course's radiator: walls at 20 except y = -1 at 0; f = 200 on the box
+// x in [0, 1/3], y in [-2/3, -1/3], 0 elsewhere. Interior initial values: 0, or uniform random
+// in [0, 20) from `seed` when it is not 0 (so that tests see every point move).
+PoissonProblem radiator_problem(int N, uint64_t seed = 0);
+// u = sin(pi x) sin(pi y), f = 2 pi^2 u, boundary 0: a problem whose exact solution is known.
+PoissonProblem manufactured_problem(int N);
+double manufactured_solution(double x, double y);
+
+struct SolveOptions {
+  int max_iterations = 1000;
+  double tolerance = 0;  // > 0: stop once ||u_new - u||_2 < tolerance, checked every check_every
+  int check_every = 100;
+  int parts = 1;         // multi-GPU stages: row blocks, spread over the visible GPUs
+};
+
+struct SolveResult {
+  int iterations = 0;
+  double change_norm = -1;  // ||u_new - u||_2 at the last check (-1: never checked)
+  double seconds = 0;       // the iteration loop only: no allocation, no transfers
+};
+
+// Every stage: iterate from u (host, (N + 2)^2 with its boundary) and leave the result in u.
+using PoissonSolve = SolveResult (*)(const PoissonProblem& problem, std::vector<double>& u, const SolveOptions& options);
+
+struct PoissonStage {
+  const char* name;
+  const char* idea;
+  bool on_device, multi_gpu;
+  PoissonSolve solve;
+  const char* source;
+};
+
+#define POISSON_STAGE_FILE(file) TUT_KERNELS_DIR "/03-poisson/" file
+
+extern const PoissonStage poisson_cpu, poisson_cpu_omp, poisson_gpu1, poisson_gpu2, poisson_gpu3, poisson_multi,
+    poisson_nccl;
+const std::vector<const PoissonStage*>& poisson_stages();
+const PoissonStage* find_poisson_stage(const char* name);
+
+// The iteration loop shared by the stages: ping-pong between two fields, the tolerance checked
+// every check_every iterations, only the loop timed. `advance` does `count` iterations from
+// cur, swapping cur and next after each, so that cur holds the newest field and next the one
+// before it.
+using HostStep = void (*)(const PoissonGrid& g, const double* f, const double* in, double* out);
+SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o, HostStep step);
+
+using DeviceAdvance = void (*)(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count,
+                               cudaStream_t stream);
+SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
+                              DeviceAdvance advance);
+
+// The norm of the change between two device fields, by a device reduction (one double comes
+// back, not the grid).
+double device_change_norm(const PoissonGrid& g, const double* a, const double* b, cudaStream_t stream);

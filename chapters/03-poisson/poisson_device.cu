@@ -1,0 +1,69 @@
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "check.h"
+#include "poisson.h"
+
+namespace {
+
+__global__ void squared_change(int N, const double* a, const double* b, double* sum) {
+  __shared__ double partial[256];
+  const int w = N + 2;
+  double mine = 0;
+  const size_t interior = size_t(N) * N;
+  for (size_t q = blockIdx.x * size_t(blockDim.x) + threadIdx.x; q < interior; q += size_t(gridDim.x) * blockDim.x) {
+    const size_t at = (q / N + 1) * w + q % N + 1;
+    const double d = a[at] - b[at];
+    mine += d * d;
+  }
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
+}
+
+}  // namespace
+
+double device_change_norm(const PoissonGrid& g, const double* a, const double* b, cudaStream_t stream) {
+  tut::DeviceBuffer<double> sum(1);
+  CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(double), stream));
+  squared_change<<<264, 256, 0, stream>>>(g.N, a, b, sum.get());
+  CUDA_CHECK_LAUNCH();
+  double host = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&host, sum.get(), sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return std::sqrt(host);
+}
+
+SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
+                              DeviceAdvance advance) {
+  tut::DeviceBuffer<double> a(u.size()), b(u.size()), f(p.f.size());
+  a.upload(u.data());
+  b.upload(u.data());  // the boundary is in both fields and never written
+  f.upload(p.f.data());
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  double *cur = a.get(), *next = b.get();
+  SolveResult result;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto start = std::chrono::steady_clock::now();
+  while (result.iterations < o.max_iterations) {
+    const int left = o.max_iterations - result.iterations;
+    const int count = o.tolerance > 0 ? std::min(o.check_every, left) : left;
+    advance(p.grid, f.get(), cur, next, count, stream);
+    result.iterations += count;
+    if (o.tolerance > 0) {
+      result.change_norm = device_change_norm(p.grid, cur, next, stream);
+      if (result.change_norm < o.tolerance) break;
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  CUDA_CHECK(cudaMemcpy(u.data(), cur, u.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  return result;
+}

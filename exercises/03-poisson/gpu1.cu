@@ -1,0 +1,28 @@
+// Exercise skeleton generated from solutions/03-poisson/gpu1.cu by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// Stage gpu1: one GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
+// It proves the allocation, copies and pointer swapping; nothing else.
+#include "check.h"
+#include "poisson.h"
+
+namespace {
+
+__global__ void sweep_in_one_thread(int N, double h2, const double* f, const double* in, double* out) {
+  // TODO(exercise): the cpu stage's sweep over every interior point, in this one thread
+}
+
+void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  for (int i = 0; i < count; ++i) {
+    sweep_in_one_thread<<<1, 1, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+    CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+  }
+}
+
+SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  return iterate_on_device(p, u, o, advance);
+}
+
+}  // namespace
+
+const PoissonStage poisson_gpu1 = {"gpu1", "one GPU thread", true, false, solve, POISSON_STAGE_FILE("gpu1.cu")};

@@ -1,0 +1,34 @@
+// Exercise skeleton generated from solutions/03-poisson/multi.cu by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// Stage multi: the grid split by rows across the GPUs (the report's section 2.3). Each GPU
+// updates its rows; after each iteration it sends its first and last new rows to its
+// neighbours' halos with peer-to-peer copies (NVLink where there is one).
+// Change from gpu2: several GPUs, so several memories' bandwidth. The edge rows are updated
+// first on their own stream and their copies start at once, while the other stream updates
+// the inner rows: the exchange hides behind the computation.
+// What still limits it: one halo row per neighbour per iteration, and one launch per stream
+// per iteration: small grids cannot hide them.
+#include "check.h"
+#include "poisson_parts.h"
+
+namespace {
+
+void exchange_halos(Partition& partition, int t) {
+  std::vector<Part>& parts = partition.parts();
+  const int w = partition.width();
+  for (size_t q = 0; q < parts.size(); ++q) {
+    Part& part = parts[q];
+    // TODO(exercise): on part.edge, copy this part's new first row (local row 1 of out(t)) into the part
+    //   above's bottom halo (its local row rows + 1), and its new last row (local row rows) into the
+    //   part below's top halo (local row 0), with cudaMemcpyPeerAsync
+  }
+}
+
+SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  return iterate_partitioned(p, u, o, false, exchange_halos);
+}
+
+}  // namespace
+
+const PoissonStage poisson_multi = {"multi", "rows split over GPUs, peer copies", true, true, solve,
+                                    POISSON_STAGE_FILE("multi.cu")};

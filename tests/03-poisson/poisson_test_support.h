@@ -1,0 +1,66 @@
+// Checks shared by the poisson suites: every stage against the tests' own Jacobi loop on
+// random initial fields, and multi-GPU stages against gpu2, bit for bit. Failures name the
+// file to edit.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "poisson.h"
+#include "validate.h"
+
+inline void PrintTo(const PoissonStage* s, std::ostream* out) { *out << s->name; }
+
+inline std::string param_name(const testing::TestParamInfo<const PoissonStage*>& info) {
+  std::string name = info.param->name;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
+// The tests' own Jacobi loop, written separately from the stages.
+inline std::vector<double> reference_jacobi(const PoissonProblem& p, int iterations) {
+  const int N = p.grid.N, w = p.grid.width();
+  const double h2 = p.grid.h() * p.grid.h();
+  std::vector<double> u = p.u0, next = p.u0;
+  for (int t = 0; t < iterations; ++t) {
+    for (int r = 1; r <= N; ++r)
+      for (int c = 1; c <= N; ++c)
+        next[size_t(r) * w + c] = (u[size_t(r - 1) * w + c] + u[size_t(r + 1) * w + c] + u[size_t(r) * w + c - 1] +
+                                   u[size_t(r) * w + c + 1] + h2 * p.f[size_t(r) * w + c]) / 4;
+    u.swap(next);
+  }
+  return u;
+}
+
+inline std::vector<double> solve_with(const PoissonStage& s, const PoissonProblem& p, int iterations, int parts = 1) {
+  std::vector<double> u = p.u0;
+  SolveOptions o;
+  o.max_iterations = iterations;
+  o.parts = parts;
+  const SolveResult r = s.solve(p, u, o);
+  EXPECT_EQ(r.iterations, iterations) << s.name;
+  return u;
+}
+
+inline testing::AssertionResult same_field(const PoissonStage& s, const std::vector<double>& got,
+                                           const std::vector<double>& want, const PoissonGrid& g, double tolerance,
+                                           const std::string& what) {
+  const tut::ValidationReport r =
+      tut::compare(got.data(), want.data(), {size_t(g.width()), size_t(g.width()), 1}, {tolerance, tolerance});
+  if (r.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "stage " << s.name << " differs from " << what << " at N = " << g.N
+                                     << " (i: column, j: row): " << r.summary() << "\n  -> edit " << s.source
+                                     << " (stage " << s.name << ")";
+}
+
+// Jacobi is deterministic: a stage matches the reference to rounding (1e-12 on values up to 20).
+inline testing::AssertionResult matches_reference(const PoissonStage& s, int N, int iterations, int parts = 1) {
+  const PoissonProblem p = radiator_problem(N, 2018);  // random interior, so that every point moves
+  return same_field(s, solve_with(s, p, iterations, parts), reference_jacobi(p, iterations), p.grid, 1e-12,
+                    "the reference after " + std::to_string(iterations) + " iterations");
+}
+
+// The sizes the issue names: 1, 2, 3 and two that divide no block.
+inline std::vector<int> awkward_sizes() { return {1, 2, 3, 37, 129}; }

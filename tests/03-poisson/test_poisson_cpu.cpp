@@ -1,0 +1,84 @@
+// The CPU stages of chapter 03-poisson, the tolerance rule, the convergence of the method,
+// and a deliberately wrong stage.
+#include <cmath>
+
+#include "poisson_test_support.h"
+
+class PoissonCpuTest : public testing::TestWithParam<const PoissonStage*> {};
+INSTANTIATE_TEST_SUITE_P(Cpu, PoissonCpuTest, testing::Values(&poisson_cpu, &poisson_cpu_omp), param_name);
+
+TEST_P(PoissonCpuTest, MatchesReferenceOnAwkwardSizes) {
+  for (int N : awkward_sizes())
+    for (int iterations : {1, 50, 51}) {
+      const testing::AssertionResult ok = matches_reference(*GetParam(), N, iterations);
+      EXPECT_TRUE(ok);
+      if (!ok) return;
+    }
+}
+
+TEST_P(PoissonCpuTest, StopsAtTheTolerance) {
+  const PoissonProblem p = radiator_problem(16);
+  std::vector<double> u = p.u0;
+  SolveOptions o;
+  o.max_iterations = 100000;
+  o.tolerance = 1e-3;
+  o.check_every = 10;
+  const SolveResult r = GetParam()->solve(p, u, o);
+  EXPECT_LT(r.iterations, o.max_iterations);
+  EXPECT_EQ(r.iterations % o.check_every, 0);
+  EXPECT_GE(r.change_norm, 0.0);
+  EXPECT_LT(r.change_norm, o.tolerance);
+}
+
+// u = sin(pi x) sin(pi y): once Jacobi has converged, what is left is the discretisation
+// error, which must fall as h^2, by 4 each time h halves (N + 1 doubles).
+TEST(PoissonConvergence, ErrorFallsAsHSquared) {
+  std::vector<double> errors;
+  for (int N : {15, 31, 63}) {
+    const PoissonProblem p = manufactured_problem(N);
+    std::vector<double> u = p.u0;
+    SolveOptions o;
+    o.max_iterations = 400000;
+    o.tolerance = 1e-13;
+    o.check_every = 500;
+    const SolveResult r = poisson_cpu_omp.solve(p, u, o);
+    ASSERT_LT(r.iterations, o.max_iterations) << "did not converge at N = " << N;
+    double worst = 0;
+    const int w = p.grid.width();
+    for (int row = 1; row <= N; ++row)
+      for (int c = 1; c <= N; ++c)
+        worst = std::max(worst, std::fabs(u[size_t(row) * w + c] -
+                                          manufactured_solution(-1 + c * p.grid.h(), -1 + row * p.grid.h())));
+    errors.push_back(worst);
+  }
+  for (size_t i = 1; i < errors.size(); ++i) {
+    const double ratio = errors[i - 1] / errors[i];
+    EXPECT_GT(ratio, 3.6) << "errors " << errors[i - 1] << " -> " << errors[i];
+    EXPECT_LT(ratio, 4.4) << "errors " << errors[i - 1] << " -> " << errors[i];
+  }
+}
+
+namespace {
+
+// Wrong on purpose: never updates the last interior column.
+void skips_last_column(const PoissonGrid& g, const double* f, const double* in, double* out) {
+  const int w = g.width();
+  const double h2 = g.h() * g.h();
+  for (int r = 1; r <= g.N; ++r)
+    for (int c = 1; c < g.N; ++c) {
+      const size_t at = size_t(r) * w + c;
+      out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
+    }
+}
+
+SolveResult wrong_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  return iterate_on_host(p, u, o, skips_last_column);
+}
+
+const PoissonStage wrong_cpu = {"wrong-cpu", "", false, false, wrong_solve, "tests/03-poisson/test_poisson_cpu.cpp"};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongStage, CpuSweepThatSkipsTheLastColumn) {
+  EXPECT_FALSE(matches_reference(wrong_cpu, 37, 10));
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Chapter 03-poisson's measurements, into two CSVs:
+#   NAME_sizes.csv    every stage over N (GPU stages 1000 iterations, CPU 100, gpu1 10)
+#   NAME_scaling.csv  multi and nccl on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
+#                     beside gpu2 on one GPU measured in the same run
+#   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
+set -euo pipefail
+poisson="${1:?build directory}/chapters/03-poisson/poisson"
+out=${2:?output directory}
+name=${3:-gpu}
+max_gpus=${4:-4}
+mkdir -p "$out"
+append() {  # run one configuration; keep the header of the first run only
+  local file=$1; shift
+  if [ -s "$file" ]; then "$poisson" "$@" --csv | tail -n +2 >> "$file"; else "$poisson" "$@" --csv > "$file"; fi
+}
+sizes="$out/${name}_sizes.csv"; scaling="$out/${name}_scaling.csv"
+rm -f "$sizes" "$scaling"
+for N in 64 128; do append "$sizes" gpu1 $N 10; done
+for N in 256 512 1024 2048; do append "$sizes" cpu-omp $N 100; done
+for N in 256 512 1024 2048 4096 8192 16384; do
+  append "$sizes" gpu2 $N 1000
+  append "$sizes" gpu3 $N 1000
+done
+for stage in multi nccl; do
+  for gpus in 1 2 4; do
+    [ "$gpus" -le "$max_gpus" ] && append "$scaling" $stage 16384 1000 --parts $gpus
+  done
+done
+echo "wrote $sizes and $scaling"
