@@ -47,29 +47,36 @@ TEST(PoissonMultiOnAnyGpus, MatchesGpu2ExactlyForAnyNumberOfBlocks) {
 
 namespace {
 
-// Wrong on purpose: updates in place, so a thread may read a neighbour that is already new
-// (a race; Gauss-Seidel in an undefined order, not Jacobi).
-__global__ void in_place(int N, double h2, const double* f, double* u) {
+// Wrong on purpose: forgets the source term h^2 f. (A first version here updated in place,
+// a race; on the H200 it computed exact Jacobi at the test's size, because the whole grid ran
+// as one wave of blocks and every load came before every store. A wrong stage must be wrong
+// every time.)
+__global__ void without_source(int N, double, const double*, const double* in, double* out) {
   const int w = N + 2, c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (c < 1 || r < 1 || c > N || r > N) return;
   const size_t at = size_t(r) * w + c;
-  u[at] = 0.25 * (u[at - 1] + u[at + 1] + u[at - w] + u[at + w] + h2 * f[at]);
+  out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w]);
 }
 
-void in_place_advance(const PoissonGrid& g, const double* f, double*& cur, double*&, int count, cudaStream_t stream) {
+void without_source_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count,
+                            cudaStream_t stream) {
   const dim3 block(32, 8), grid(blocks_for(g.width(), 32), blocks_for(g.width(), 8));
-  for (int i = 0; i < count; ++i) in_place<<<grid, block, 0, stream>>>(g.N, g.h() * g.h(), f, cur);
+  for (int i = 0; i < count; ++i) {
+    without_source<<<grid, block, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+    std::swap(cur, next);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
-SolveResult in_place_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_on_device(p, u, o, in_place_advance);
+SolveResult without_source_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  return iterate_on_device(p, u, o, without_source_advance);
 }
 
-const PoissonStage wrong_gpu = {"wrong-in-place", "", true, false, in_place_solve, "tests/03-poisson/test_poisson_gpu.cu"};
+const PoissonStage wrong_gpu = {"wrong-no-source", "", true, false, without_source_solve,
+                                "tests/03-poisson/test_poisson_gpu.cu"};
 
 }  // namespace
 
-TEST(SuiteRejectsWrongStage, KernelThatUpdatesInPlace) {
+TEST(SuiteRejectsWrongStage, KernelThatForgetsTheSource) {
   EXPECT_FALSE(matches_reference(wrong_gpu, 129, 20));
 }
