@@ -135,7 +135,9 @@ int poisson_main(int argc, char** argv) {
                     {"change_norm", "last change", ""}});
   table.add_note("problem", "radiator, N = " + std::to_string(o.N) + " interior points per side, double");
   table.add_note("device", device.usable ? device.describe() + ", " + std::to_string(gpus) + " visible" : "CPU");
-  if (copy_gbps > 0) table.add_note("copy ceiling", std::to_string(int(copy_gbps)) + " GB/s per GPU, device-to-device, same run");
+  // Every run has the same notes, so that CSVs of CPU and GPU runs share their columns.
+  table.add_note("copy ceiling", copy_gbps > 0 ? std::to_string(int(copy_gbps)) + " GB/s per GPU, device-to-device, same run"
+                                               : std::string("not measured (CPU stage)"));
   const double single_seconds = runs.size() > 1 ? runs[0].result.seconds : 0;
   for (const Run& r : runs) {
     const double updates = double(o.N) * o.N * r.result.iterations;
