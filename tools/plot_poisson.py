@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Plots and tables for chapter 03-poisson, from tools/bench_poisson.sh's CSVs.
+
+Usage: plot_poisson.py PREFIX [--markdown]
+  PREFIX_sizes.csv    -> PREFIX_sizes.png     lattice updates per second against N, per stage
+  PREFIX_scaling.csv  -> PREFIX_scaling.png   multi and nccl on 1, 2, 4 GPUs: speed-up and efficiency
+  PREFIX_radiator.pgm -> PREFIX_radiator.png  the solution, if the PGM is there
+  --markdown          print the tables of the lesson instead
+"""
+import csv
+import os
+import sys
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def copy_gbps(row):
+    return float(row["copy ceiling"].split()[0])
+
+
+def plot_sizes(rows, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for stage in dict.fromkeys(r["stage"] for r in rows):
+        pts = [(int(r["N"]), float(r["gupdates_per_s"])) for r in rows if r["stage"] == stage]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=stage)
+    gpu = [r for r in rows if r["gpus"] == "1"]
+    ceiling = max(copy_gbps(r) for r in gpu) / 24
+    ax.axhline(ceiling, color="grey", linestyle="--", linewidth=0.8)
+    ax.text(256, ceiling * 1.08, f"copy ceiling at 24 B/update: {ceiling:.0f} Gupdates/s", fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N (interior points per side)")
+    ax.set_ylabel("Gupdates/s")
+    ax.set_title(f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (gpu1), on {rows[-1]['device'].split(' (')[0]}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def plot_scaling(rows, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
+    for stage in ("multi", "nccl"):
+        pts = [(int(r["gpus"]), float(r["speedup"]), float(r["efficiency"])) for r in rows if r["stage"].startswith(stage)]
+        left.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=stage)
+        right.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=stage)
+    left.plot([1, 4], [1, 4], color="grey", linestyle="--", linewidth=0.8, label="ideal")
+    left.set_xlabel("GPUs")
+    left.set_ylabel("speed-up over gpu2 on 1 GPU")
+    right.set_xlabel("GPUs")
+    right.set_ylabel("parallel efficiency (%)")
+    right.set_ylim(0, 105)
+    for ax in (left, right):
+        ax.set_xticks([1, 2, 4])
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"N = {rows[0]['N']}, {rows[0]['iterations']} iterations, H200s joined by NVLink", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+def pgm_to_png(pgm, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    data = open(pgm, "rb").read()
+    magic, size, maxval, pixels = data.split(b"\n", 3)
+    width, height = (int(v) for v in size.split())
+    image = np.frombuffer(pixels, dtype=np.uint8).reshape(height, width)
+    plt.imsave(out, image, cmap="inferno")
+    print(f"wrote {out}")
+
+
+def markdown(prefix):
+    sizes = load(prefix + "_sizes.csv")
+    print("| stage | N | iterations | time (s) | Gupdates/s | GB/s at 24 B/update | % of copy (same run) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in sizes:
+        pct = f"{float(r['pct_copy']):.1f}" if r["pct_copy"] else "-"
+        print(f"| {r['stage']} | {r['N']} | {r['iterations']} | {float(r['time_s']):.4f} | {float(r['gupdates_per_s']):.2f} "
+              f"| {float(r['gb_per_s']):.0f} | {pct} |")
+    print()
+    scaling = load(prefix + "_scaling.csv")
+    print("| stage | GPUs | time (s) | Gupdates/s | speed-up over gpu2 | efficiency (%) | copy measured in the run (GB/s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in scaling:
+        if r["stage"] == "gpu2":
+            continue
+        print(f"| {r['stage']} | {r['gpus']} | {float(r['time_s']):.4f} | {float(r['gupdates_per_s']):.1f} "
+              f"| {float(r['speedup']):.2f} | {float(r['efficiency']):.1f} | {copy_gbps(r):.0f} |")
+    print()
+
+
+def main(argv):
+    if not argv or "--help" in argv:
+        print(__doc__)
+        return 0 if "--help" in argv else 2
+    prefix = argv[0]
+    if "--markdown" in argv:
+        markdown(prefix)
+        return 0
+    plot_sizes(load(prefix + "_sizes.csv"), prefix + "_sizes.png")
+    plot_scaling(load(prefix + "_scaling.csv"), prefix + "_scaling.png")
+    if os.path.exists(prefix + "_radiator.pgm"):
+        pgm_to_png(prefix + "_radiator.pgm", prefix + "_radiator.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
