@@ -28,23 +28,28 @@ void launch_rows(const PoissonGrid& g, const Part& part, int t, int row_begin, i
 
 }  // namespace
 
-Partition::Partition(const PoissonProblem& p, const std::vector<double>& u, int nparts, bool distinct_devices)
-    : grid_(p.grid) {
-  int devices = 0;
+Partition::Partition(const PoissonProblem& p, const std::vector<double>& u, const Layout& layout) : grid_(p.grid) {
+  int devices = 0, current = 0;
   CUDA_CHECK(cudaGetDeviceCount(&devices));
-  nparts = std::max(1, std::min(nparts, p.grid.N));  // no part without rows
-  if (distinct_devices && nparts > devices)
-    throw std::invalid_argument(std::to_string(nparts) + " parts need as many GPUs, and " + std::to_string(devices) +
+  CUDA_CHECK(cudaGetDevice(&current));
+  home_device_ = current;
+  const int nparts = std::max(1, std::min(layout.parts, p.grid.N));  // no block without rows
+  if (layout.distinct_devices && layout.only_part < 0 && nparts > devices)
+    throw std::invalid_argument(std::to_string(nparts) + " blocks need as many GPUs, and " + std::to_string(devices) +
                                 " are visible");
+  total_parts_ = nparts;
   const size_t w = size_t(width());
-  parts_.resize(size_t(nparts));
   int row = 1;
   for (int q = 0; q < nparts; ++q) {
-    Part& part = parts_[q];
-    part.device = q % devices;
-    part.first_row = row;
-    part.rows = p.grid.N / nparts + (q < p.grid.N % nparts ? 1 : 0);  // uneven splits allowed
-    row += part.rows;
+    const int rows = p.grid.N / nparts + (q < p.grid.N % nparts ? 1 : 0);  // uneven splits allowed
+    const int first_row = row;
+    row += rows;
+    if (layout.only_part >= 0 && q != layout.only_part) continue;
+    Part& part = parts_.emplace_back();
+    part.index = q;
+    part.device = layout.only_part >= 0 ? current : q % devices;
+    part.first_row = first_row;
+    part.rows = rows;
     CUDA_CHECK(cudaSetDevice(part.device));
     const size_t count = size_t(part.rows + 2) * w, offset = size_t(part.first_row - 1) * w;
     part.a = tut::DeviceBuffer<double>(count);
@@ -58,7 +63,7 @@ Partition::Partition(const PoissonProblem& p, const std::vector<double>& u, int 
     CUDA_CHECK(cudaEventCreateWithFlags(&part.edge_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&part.inner_done, cudaEventDisableTiming));
   }
-  for (int q = 0; q + 1 < nparts; ++q) {  // direct copies between neighbouring GPUs where possible
+  for (size_t q = 0; q + 1 < parts_.size(); ++q) {  // direct copies between neighbouring GPUs where possible
     const int x = parts_[q].device, y = parts_[q + 1].device;
     int can = 0;
     if (x == y) continue;
@@ -72,6 +77,7 @@ Partition::Partition(const PoissonProblem& p, const std::vector<double>& u, int 
     }
   }
   synchronize();
+  CUDA_CHECK(cudaSetDevice(home_device_));
 }
 
 Partition::~Partition() {
@@ -85,7 +91,7 @@ Partition::~Partition() {
     part.b = tut::DeviceBuffer<double>();
     part.f = tut::DeviceBuffer<double>();
   }
-  cudaSetDevice(0);
+  cudaSetDevice(home_device_);
 }
 
 void Partition::update_edge_rows(Part& part, int t) {
@@ -114,11 +120,11 @@ void Partition::synchronize() {
 }
 
 SolveResult iterate_partitioned(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
-                                bool distinct_devices, const std::function<void(Partition&, int t)>& exchange,
+                                const Layout& layout, const std::function<void(Partition&, int t)>& exchange,
                                 const std::function<void(Partition&)>& setup) {
   if (o.tolerance > 0)
     throw tut::UsageError("the multi-GPU stages run a fixed number of iterations (no tolerance), as the course's");
-  Partition partition(p, u, o.parts, distinct_devices);
+  Partition partition(p, u, layout);
   std::vector<Part>& parts = partition.parts();
   const int n = int(parts.size());
   if (setup) setup(partition);

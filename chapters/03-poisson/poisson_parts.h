@@ -10,6 +10,7 @@
 #include "poisson.h"
 
 struct Part {
+  int index = 0;                            // which block of the grid: 0 at the bottom
   int device = 0, first_row = 0, rows = 0;  // global row of local row 1, and how many rows
   tut::DeviceBuffer<double> a, b, f;        // (rows + 2) x (N + 2) each
   cudaStream_t edge = nullptr, inner = nullptr;
@@ -19,24 +20,34 @@ struct Part {
   double* out(int t) const { return t % 2 ? a.get() : b.get(); }
 };
 
+// Which blocks this process holds: all of them (one process driving every GPU), or, with one
+// process per GPU (MPI), only block `only_part`, on the current GPU.
+struct Layout {
+  int parts = 1;
+  bool distinct_devices = false;  // one block per GPU (NCCL needs that); otherwise blocks may share
+  int only_part = -1;
+};
+
 class Partition {
  public:
-  // distinct_devices: one part per GPU (NCCL needs that); otherwise parts may share GPUs.
-  Partition(const PoissonProblem& p, const std::vector<double>& u, int parts, bool distinct_devices);
+  Partition(const PoissonProblem& p, const std::vector<double>& u, const Layout& layout);
   ~Partition();
   Partition(const Partition&) = delete;
   Partition& operator=(const Partition&) = delete;
 
-  std::vector<Part>& parts() { return parts_; }
+  std::vector<Part>& parts() { return parts_; }  // the blocks this process holds
+  int total_parts() const { return total_parts_; }
   int width() const { return grid_.width(); }
   size_t row_bytes() const { return size_t(grid_.width()) * sizeof(double); }
   void update_edge_rows(Part& part, int t);   // on part.edge
   void update_inner_rows(Part& part, int t);  // on part.inner
-  void download(std::vector<double>& u, int t);  // the field after t iterations
+  void download(std::vector<double>& u, int t);  // this process's rows of the field after t iterations
   void synchronize();
 
  private:
   PoissonGrid grid_;
+  int total_parts_ = 1;
+  int home_device_ = 0;  // the caller's current GPU, restored when done
   std::vector<Part> parts_;
 };
 
@@ -45,5 +56,5 @@ class Partition {
 // part's new first and last rows into its neighbours' halos of out(t). `setup`, if given,
 // runs once before the clock starts. Times the loop only.
 SolveResult iterate_partitioned(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
-                                bool distinct_devices, const std::function<void(Partition&, int t)>& exchange,
+                                const Layout& layout, const std::function<void(Partition&, int t)>& exchange,
                                 const std::function<void(Partition&)>& setup = {});

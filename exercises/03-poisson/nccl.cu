@@ -6,27 +6,22 @@
 // Change from multi: the transport is NCCL's choice (NVLink, PCIe, or the network).
 // What still limits it: NCCL needs one GPU per part, and a send/receive pair per neighbour
 // and iteration costs more fixed time than a peer copy.
-#include <nccl.h>
-
 #include <cstdlib>
 #include <memory>
-#include <string>
 
-#include "check.h"
-#include "poisson_parts.h"
+#include "poisson_nccl.h"
 
-#define NCCL_CHECK(call)                                                                            \
-  do {                                                                                              \
-    const ncclResult_t nccl_status_ = (call);                                                       \
-    if (nccl_status_ != ncclSuccess)                                                                \
-      throw tut::CudaError(cudaErrorUnknown, std::string("NCCL error: ") + #call + " failed at " +  \
-                                                 __FILE__ + ":" + std::to_string(__LINE__) + ": " + \
-                                                 ncclGetErrorString(nccl_status_));                 \
-  } while (0)
+void nccl_exchange(Partition& partition, int t, const std::vector<ncclComm_t>& comms) {
+  std::vector<Part>& parts = partition.parts();
+  const int w = partition.width(), last = partition.total_parts() - 1;
+  // TODO(exercise): in one NCCL group, each block sends its new first row (local row 1 of out(t)) to the
+  //   block below it (index - 1) and its new last row to the block above (index + 1), and receives
+  //   into its halos of out(t): the top halo (local row rows + 1) from above, row 0 from below
+}
 
 namespace {
 
-struct Communicators {
+struct Communicators {  // one process, every block's GPU: ranks 0 .. n-1 in block order
   std::vector<ncclComm_t> comms;
   explicit Communicators(const std::vector<Part>& parts) {
     setenv("NCCL_NVLS_ENABLE", "0", 0);  // NVLink multicast stays off on shared machines
@@ -43,14 +38,8 @@ struct Communicators {
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
   std::unique_ptr<Communicators> nccl;
   const auto setup = [&](Partition& partition) { nccl = std::make_unique<Communicators>(partition.parts()); };
-  const auto exchange = [&](Partition& partition, int t) {
-    std::vector<Part>& parts = partition.parts();
-    const int w = partition.width(), n = int(parts.size());
-    // TODO(exercise): in one NCCL group, each part sends its new first row (local row 1 of out(t)) to the
-    //   part above and its new last row to the part below, and receives into its halos of out(t):
-    //   the bottom halo (local row rows + 1) from below, the top halo (local row 0) from above
-  };
-  return iterate_partitioned(p, u, o, true, exchange, setup);
+  const auto exchange = [&](Partition& partition, int t) { nccl_exchange(partition, t, nccl->comms); };
+  return iterate_partitioned(p, u, o, Layout{o.parts, true}, exchange, setup);
 }
 
 }  // namespace

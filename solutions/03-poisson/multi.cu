@@ -34,7 +34,7 @@ void exchange_halos(Partition& partition, int t) {
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_partitioned(p, u, o, false, exchange_halos);
+  return iterate_partitioned(p, u, o, Layout{o.parts}, exchange_halos);
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ namespace {
 // Wrong on purpose: sends the rows of the previous iteration (in(t) instead of out(t)), so
 // every halo arrives one iteration late.
 SolveResult late_halo_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_partitioned(p, u, o, false, [](Partition& partition, int t) {
+  return iterate_partitioned(p, u, o, Layout{o.parts}, [](Partition& partition, int t) {
     std::vector<Part>& parts = partition.parts();
     const int w = partition.width();
     for (size_t q = 0; q + 1 < parts.size(); ++q) {
