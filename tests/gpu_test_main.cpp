@@ -1,5 +1,6 @@
-// main() of every GPU test program: with no usable GPU it explains why and exits 77, which
-// Meson reports as SKIP; otherwise it runs the GoogleTest cases.
+// main() of every GPU test program: with no usable GPU, or fewer than TUT_MIN_GPUS visible
+// (a compile-time setting, 1 unless a program asks for more), it explains why and exits 77,
+// which Meson reports as SKIP; otherwise it runs the GoogleTest cases.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,6 +14,15 @@ int main(int argc, char** argv) {
     std::printf("skipped: %s\n", device.why_not.c_str());
     return tut::kSkipExitCode;
   }
-  std::printf("running on %s\n", device.describe().c_str());
+#ifndef TUT_MIN_GPUS
+#define TUT_MIN_GPUS 1
+#endif
+  int gpus = 0;
+  cudaGetDeviceCount(&gpus);
+  if (gpus < TUT_MIN_GPUS) {
+    std::printf("skipped: these tests need at least %d visible GPUs, and %d is visible\n", TUT_MIN_GPUS, gpus);
+    return tut::kSkipExitCode;
+  }
+  std::printf("running on %s, %d visible\n", device.describe().c_str(), gpus);
   return RUN_ALL_TESTS();
 }

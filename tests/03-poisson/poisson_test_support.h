@@ -62,5 +62,20 @@ inline testing::AssertionResult matches_reference(const PoissonStage& s, int N, 
                     "the reference after " + std::to_string(iterations) + " iterations");
 }
 
+// The tolerance rule: the run stops early, on a check iteration, with the change under it.
+inline void expect_stops_at_the_tolerance(const PoissonStage& s) {
+  const PoissonProblem p = radiator_problem(16);
+  std::vector<double> u = p.u0;
+  SolveOptions o;
+  o.max_iterations = 100000;
+  o.tolerance = 1e-3;
+  o.check_every = 10;
+  const SolveResult r = s.solve(p, u, o);
+  EXPECT_LT(r.iterations, o.max_iterations) << s.name;
+  EXPECT_EQ(r.iterations % o.check_every, 0) << s.name;
+  EXPECT_GE(r.change_norm, 0.0) << s.name;
+  EXPECT_LT(r.change_norm, o.tolerance) << s.name;
+}
+
 // The sizes the issue names: 1, 2, 3 and two that divide no block.
 inline std::vector<int> awkward_sizes() { return {1, 2, 3, 37, 129}; }

@@ -1,10 +1,8 @@
 // The multi-GPU stages on real GPUs (at least 2 visible, else the program exits 77: SKIP):
 // multi and nccl with 2 .. 4 GPUs must equal gpu2 bit for bit, for rows that split unevenly;
-// and a deliberately wrong exchange (the halo one iteration late) must be rejected.
-#include <cstdio>
-
+// and a deliberately wrong exchange (the halo one iteration late) must be rejected. Its main
+// is gpu_test_main.cpp built with TUT_MIN_GPUS=2.
 #include "check.h"
-#include "device.h"
 #include "poisson_parts.h"
 #include "poisson_test_support.h"
 
@@ -59,18 +57,4 @@ TEST(SuiteRejectsWrongStage, HaloExchangedOneIterationLate) {
   const PoissonProblem p = radiator_problem(129, 3);
   const std::vector<double> want = solve_with(poisson_gpu2, p, 40);
   EXPECT_FALSE(same_field(late_halo, solve_with(late_halo, p, 40, 2), want, p.grid, 0.0, "gpu2"));
-}
-
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  const tut::DeviceInfo device = tut::find_device();
-  if (!device.usable) {
-    std::printf("skipped: %s\n", device.why_not.c_str());
-    return tut::kSkipExitCode;
-  }
-  if (visible_gpus() < 2) {
-    std::printf("skipped: the multi-GPU tests need at least 2 visible GPUs, and %d is visible\n", visible_gpus());
-    return tut::kSkipExitCode;
-  }
-  return RUN_ALL_TESTS();
 }
