@@ -1,0 +1,154 @@
+// force: the chapter's second program. Computes the gradient of a random potential along x, y
+// and z with every stage that handles the axis, checks each against the cpu stage, and times
+// it against the copy bandwidth measured in the same run (8 bytes per cell: one float read,
+// one written).
+//   build: meson compile -C build particle-mesh
+//   run:   build/chapters/04-particle-mesh/force                      512^3, every stage and axis
+//          build/chapters/04-particle-mesh/force --stage gpu1,gpu2 --sweep-strips --csv
+#include <climits>
+#include <iostream>
+
+#include "check.h"
+#include "pm_driver.h"
+#include "timing.h"
+#include "validate.h"
+
+namespace {
+
+struct Options {
+  int N = 512, repeats = 10, cpu_repeats = 2, seed = 2010, strip = 32;
+  bool sweep_strips = false;
+  std::vector<const ForceStage*> stages = force_stages();
+  std::vector<int> axes = {kAxisX, kAxisY, kAxisZ};
+  tut::Format format = tut::Format::human;
+};
+
+std::vector<int> parse_axes(const std::string& text) {
+  if (text == "all") return {kAxisX, kAxisY, kAxisZ};
+  std::vector<int> axes;
+  for (char c : text) {
+    if (c == ',') continue;
+    if (c < 'x' || c > 'z') throw tut::UsageError("--axis: expected x, y, z or a list of them, got '" + text + "'");
+    axes.push_back(c - 'x');
+  }
+  if (axes.empty()) throw tut::UsageError("--axis: no axis named");
+  return axes;
+}
+
+Options parse(int argc, const char* const* argv) {
+  Options o;
+  tut::Cli cli("force", "Forces on a periodic mesh, float: f = (pot[+1] - pot[-1]) / (2 dx) along x, y and z;\n"
+                        "runs the chapter's stages, checks each against the cpu stage, and times it.");
+  cli.add_value("size", "N", "cells per side, a power of two from 2 to 1024", "512", [&](const std::string& t) {
+    o.N = int(tut::parse_integer("--size", t, 2, kMaxMeshSide));
+    if (!is_power_of_two(o.N)) throw tut::UsageError("--size must be a power of two (indices wrap with & (N - 1)), got " + t);
+  });
+  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu2, gpu-y, gpu-z)", "all",
+                [&](const std::string& t) { o.stages = parse_stage_list("--stage", t, force_stages()); });
+  cli.add_value("axis", "LIST", "axes, comma-separated (x, y, z)", "all",
+                [&](const std::string& t) { o.axes = parse_axes(t); });
+  cli.add_value("strip", "S", "planes per thread of gpu2, a power of two up to 128", "32", [&](const std::string& t) {
+    o.strip = int(tut::parse_integer("--strip", t, 1, 128));
+    if (!is_power_of_two(o.strip)) throw tut::UsageError("--strip must be a power of two, got " + t);
+  });
+  cli.add_flag("sweep-strips", &o.sweep_strips, "run gpu2 once per strip length 1, 2, 4 .. 128 (at most N)");
+  cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
+  cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
+  cli.add_int("seed", &o.seed, "seed of the random potential", 0, INT_MAX);
+  cli.add_format(&o.format);
+  cli.parse(argc, argv);
+  return o;
+}
+
+// |x - cpu| <= atol + rtol |cpu|: the stages do the same two float operations per cell, so
+// anything beyond rounding is a bug. Values reach 1 / (2 dx) for a potential in [0, 1).
+tut::Tolerance force_tolerance(const Mesh& m) { return {1e-6 / m.dx, 1e-6}; }
+
+struct Run {
+  const ForceStage* stage;
+  int strip;  // 0 where the stage has none
+};
+
+std::vector<Run> runs_for(const Options& o, const Mesh& m) {
+  std::vector<Run> runs;
+  for (const ForceStage* s : o.stages) {
+    if (s == &forcex_gpu2 && o.sweep_strips) {
+      for (int strip = 1; strip <= 128 && strip <= m.N; strip *= 2) runs.push_back({s, strip});
+    } else {
+      const int strip = s == &forcex_gpu2 ? std::min(o.strip, m.N) : 0;
+      runs.push_back({s, strip});
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("force", [&] {
+    const Options o = parse(argc, argv);
+    const Mesh m{o.N, 1.0f / float(o.N)};
+    const size_t cells = size_t(m.cells());
+    const tut::DeviceInfo device = tut::find_device();
+    if (device.usable) tut::require_device_memory(cells * 4 * 3, "the potential, one force component and a spare");
+    if (!device.usable) std::cerr << "force: no GPU, so only the CPU stages run: " << device.why_not << "\n";
+
+    tut::Table table({{"stage", "stage", ""}, {"axis", "axis", ""}, {"what", "what", ""}, {"strip", "strip", ""},
+                      {"time_ms", "time", "ms"}, {"min_ms", "min", "ms"}, {"max_ms", "max", "ms"},
+                      {"gcells_per_s", "rate", "GCells/s"}, {"gb_per_s", "at 8 B/cell", "GB/s"},
+                      {"pct_copy", "of copy", "%"}, {"speedup_cpu", "vs cpu", "x"}, {"check", "check", ""}});
+    table.add_note("problem", std::to_string(m.N) + "^3 cells, float, random potential in [0, 1), dx = 1/" +
+                                  std::to_string(m.N));
+    const double copy_gbps = note_copy_ceiling(table, device);
+    table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
+                                 std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
+    table.add_note("check", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
+
+    std::vector<float> pot(cells), f(cells);
+    tut::fill_random(pot.data(), cells, uint64_t(o.seed));
+    tut::DeviceBuffer<float> d_pot, d_f;
+    if (device.usable) {
+      d_pot = tut::DeviceBuffer<float>(cells);
+      d_f = tut::DeviceBuffer<float>(cells);
+      d_pot.upload(pot.data());
+    }
+    bool all_ok = true;
+    for (int axis : o.axes) {
+      std::vector<float> reference(cells);
+      const tut::TimingStats cpu =
+          tut::time_host([&] { force_cpu.run(m, axis, pot.data(), reference.data(), 0, nullptr); }, 1, o.cpu_repeats);
+      for (const Run& r : runs_for(o, m)) {
+        const ForceStage& s = *r.stage;
+        if (!s.handles(axis) || (s.on_device && !device.usable)) continue;
+        tut::TimingStats t = cpu;
+        if (!s.on_device && &s != &force_cpu) {
+          t = tut::time_host([&] { s.run(m, axis, pot.data(), f.data(), 0, nullptr); }, 1, o.cpu_repeats);
+        } else if (s.on_device) {
+          CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
+          t = tut::time_device([&] { s.run(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
+                               o.repeats);
+          d_f.download(f.data());
+        }
+        bool ok = true;
+        if (&s != &force_cpu) {
+          const tut::ValidationReport v =
+              tut::compare(f.data(), reference.data(), {size_t(m.N), size_t(m.N), size_t(m.N)}, force_tolerance(m));
+          ok = v.ok();
+          if (!ok)
+            std::cerr << "force: stage " << s.name << " (axis " << axis_name(axis) << ") differs from cpu (edit "
+                      << s.source << "; positions are listed as (k, j, i)): " << v.summary() << "\n";
+        }
+        all_ok = all_ok && ok;
+        const double rate = double(cells) / (t.median_ms * 1e-3);
+        table.add_row({tut::Cell::str(s.name), tut::Cell::str(axis_name(axis)), tut::Cell::str(s.idea),
+                       r.strip ? tut::Cell::num(r.strip, 0) : tut::Cell::none(), tut::Cell::num(t.median_ms, 4),
+                       tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4), tut::Cell::num(rate / 1e9, 2),
+                       tut::Cell::num(8 * rate / 1e9, 0),
+                       copy_gbps > 0 ? tut::Cell::num(800 * rate / 1e9 / copy_gbps, 1) : tut::Cell::none(),
+                       tut::Cell::num(cpu.median_ms / t.median_ms, 1), tut::Cell::str(ok ? "ok" : "FAIL")});
+      }
+    }
+    table.print(std::cout, o.format);
+    return all_ok ? 0 : 1;
+  });
+}

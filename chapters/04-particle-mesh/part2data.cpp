@@ -1,0 +1,222 @@
+// part2data: the chapter's first program. Bins random particles on the mesh with every stage,
+// checks each against the cpu stage, and prints one of two tables:
+//   default      the kernels: time, particles/s, GB/s at 16 B per particle, % of the copy
+//                bandwidth measured in the same run;
+//   --transfers  the slides' question: the GPU stages with the cost of getting the data there
+//                and back (allocation, copies, free), from pageable memory, from pinned memory,
+//                and from pinned memory in pieces on several streams.
+//   build: meson compile -C build particle-mesh
+//   run:   build/chapters/04-particle-mesh/part2data
+//          build/chapters/04-particle-mesh/part2data --transfers --streams 4 --chunks 16 --csv
+#include <climits>
+#include <iostream>
+
+#include "check.h"
+#include "part2data_offload.h"
+#include "pm_driver.h"
+#include "timing.h"
+#include "validate.h"
+
+namespace {
+
+struct Options {
+  int np = 1 << 26, N = 128, repeats = 10, cpu_repeats = 3, seed = 2010, streams = 4, chunks = 16;
+  unsigned block = 0;  // 0: each stage's own
+  bool transfers = false;
+  std::vector<const Part2DataStage*> stages = part2data_stages();
+  tut::Format format = tut::Format::human;
+};
+
+Options parse(int argc, const char* const* argv) {
+  Options o;
+  int block = 0;
+  tut::Cli cli("part2data", "Particles to mesh cells, float positions (x, y, z per particle): runs the chapter's\n"
+                            "stages, checks each against the cpu stage, and times it.");
+  cli.add_int("particles", &o.np, "number of particles", 1, kMaxParticles);
+  cli.add_int("mesh", &o.N, "cells per side of the mesh; dx = 1 / mesh, positions in [0, 1)", 1, kMaxMeshSide);
+  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu2, gpu3)", "all",
+                [&](const std::string& t) { o.stages = parse_stage_list("--stage", t, part2data_stages()); });
+  cli.add_int("block", &block, "threads per block for every GPU stage (0: each stage's own, 256)", 0, 1024);
+  cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
+  cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
+  cli.add_flag("transfers", &o.transfers, "print the table of the cost of transfers instead of the kernels'");
+  cli.add_int("streams", &o.streams, "--transfers: streams the pieces are spread over", 1, 64);
+  cli.add_int("chunks", &o.chunks, "--transfers: pieces the particles are cut into", 1, 4096);
+  cli.add_int("seed", &o.seed, "seed of the random positions", 0, INT_MAX);
+  cli.add_format(&o.format);
+  cli.parse(argc, argv);
+  o.block = unsigned(block);
+  return o;
+}
+
+struct Measured {
+  const Part2DataStage* stage;
+  tut::TimingStats time;
+  bool ok;
+};
+
+std::string check_text(bool ok) { return ok ? "ok" : "FAIL"; }
+
+// Compares with the reference; a mismatch is reported on stderr with the file to edit.
+bool matches(const Part2DataStage& s, const std::vector<int>& got, const std::vector<int>& want, const char* how) {
+  const tut::ValidationReport r = tut::compare(got.data(), want.data(), {want.size(), 1, 1}, {0, 0});
+  if (!r.ok())
+    std::cerr << "part2data: stage " << s.name << " " << how << " differs from cpu (edit " << s.source
+              << "): " << r.summary() << "\n";
+  return r.ok();
+}
+
+tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Options& o,
+                             const tut::DeviceBuffer<float>& pos, tut::DeviceBuffer<int>& data) {
+  const unsigned block = o.block ? o.block : s.block;
+  const int np = int(data.size());
+  return tut::time_device([&] { s.run(m, np, pos.get(), data.get(), block, nullptr); }, nullptr, 2, o.repeats);
+}
+
+int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
+                const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
+  const double cpu_ms = cpu.median_ms;
+  tut::Table table({{"stage", "stage", ""}, {"what", "what", ""}, {"block", "block", ""},
+                    {"time_ms", "time", "ms"}, {"min_ms", "min", "ms"}, {"max_ms", "max", "ms"},
+                    {"gparticles_per_s", "rate", "Gparticles/s"}, {"gb_per_s", "at 16 B/particle", "GB/s"},
+                    {"pct_copy", "of copy", "%"}, {"speedup_cpu", "vs cpu", "x"}, {"check", "check", ""}});
+  table.add_note("problem", std::to_string(o.np) + " particles, mesh " + std::to_string(m.N) + "^3, 12 B read + 4 B written per particle");
+  const double copy_gbps = note_copy_ceiling(table, device);
+  table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
+                               std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
+  table.add_note("check", "every stage's cells equal the cpu stage's, exactly");
+  tut::DeviceBuffer<float> d_pos;
+  tut::DeviceBuffer<int> d_data;
+  if (device.usable) {
+    d_pos = tut::DeviceBuffer<float>(pos.size());
+    d_data = tut::DeviceBuffer<int>(size_t(o.np));
+    d_pos.upload(pos.data());
+  }
+  bool all_ok = true;
+  std::vector<int> host_data(size_t(o.np));
+  for (const Part2DataStage* s : o.stages) {
+    if (s->on_device && !device.usable) continue;
+    tut::TimingStats t;
+    bool ok = true;
+    if (s == &part2data_cpu) {
+      t = cpu;  // timed in main, where it made the reference
+    } else if (!s->on_device) {
+      t = tut::time_host([&] { s->run(m, o.np, pos.data(), host_data.data(), 0, nullptr); }, 1, o.cpu_repeats);
+      ok = matches(*s, host_data, reference, "");
+    } else {
+      CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));
+      t = time_kernel(*s, m, o, d_pos, d_data);
+      d_data.download(host_data.data());
+      ok = matches(*s, host_data, reference, "");
+    }
+    all_ok = all_ok && ok;
+    const double rate = o.np / (t.median_ms * 1e-3);
+    const double gbps = 16.0 * rate / 1e9;
+    table.add_row({tut::Cell::str(s->name), tut::Cell::str(s->idea),
+                   s->on_device ? tut::Cell::num(o.block ? o.block : s->block, 0) : tut::Cell::none(),
+                   tut::Cell::num(t.median_ms, 4), tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4),
+                   tut::Cell::num(rate / 1e9, 3), tut::Cell::num(gbps, 0),
+                   copy_gbps > 0 ? tut::Cell::num(100 * gbps / copy_gbps, 1) : tut::Cell::none(),
+                   tut::Cell::num(cpu_ms / t.median_ms, 1), tut::Cell::str(check_text(ok))});
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+}
+
+// Host memory from cudaMallocHost: the GPU's copy engines read and write it directly.
+template <class T>
+struct PinnedArray {
+  T* ptr = nullptr;
+  explicit PinnedArray(size_t n) { CUDA_CHECK(cudaMallocHost(&ptr, n * sizeof(T))); }
+  ~PinnedArray() { cudaFreeHost(ptr); }
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+};
+
+double copy_rate_gbps(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  const tut::TimingStats t =
+      tut::time_device([&] { CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, nullptr)); }, nullptr, 1, 5);
+  return double(bytes) / (t.median_ms * 1e-3) / 1e9;
+}
+
+int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
+                  const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
+  const double cpu_ms = cpu.median_ms;
+  if (!device.usable) throw tut::NoDeviceError("part2data --transfers: " + device.why_not);
+  tut::Table table({{"stage", "stage", ""}, {"sequential_ms", "sequential", "ms"}, {"kernel_ms", "kernel only", "ms"},
+                    {"kernel_x", "x", "x"}, {"plain_ms", "with transfers", "ms"}, {"plain_x", "x", "x"},
+                    {"pinned_ms", "pinned", "ms"}, {"pinned_x", "x", "x"}, {"streamed_ms", "pinned+streams", "ms"},
+                    {"streamed_x", "x", "x"}, {"possible_plain", "still possible (plain)", "x"},
+                    {"possible_streamed", "still possible (streams)", "x"}, {"check", "check", ""}});
+  table.add_note("problem", std::to_string(o.np) + " particles (" + tut::format_bytes(12.0 * o.np) + " in, " +
+                                tut::format_bytes(4.0 * o.np) + " out), mesh " + std::to_string(m.N) + "^3");
+  note_copy_ceiling(table, device);
+  table.add_note("with transfers", "cudaMalloc both arrays, copy in, kernel, copy out, cudaFree both; pinned host "
+                                   "arrays are allocated once, outside the timing");
+  table.add_note("streams", std::to_string(o.chunks) + " pieces over " + std::to_string(o.streams) + " streams");
+  table.add_note("x", "speed-up over the sequential cpu stage; still possible = that time / kernel-only time");
+  table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs after a warm-up, CUDA events");
+
+  PinnedArray<float> pinned_pos(pos.size());
+  PinnedArray<int> pinned_data(size_t(o.np));
+  std::copy(pos.begin(), pos.end(), pinned_pos.ptr);
+  std::vector<int> pageable_data(size_t(o.np));
+  std::vector<cudaStream_t> streams(size_t(o.streams));
+  for (cudaStream_t& s : streams) CUDA_CHECK(cudaStreamCreate(&s));
+  {
+    tut::DeviceBuffer<float> d_pos(pos.size());
+    tut::DeviceBuffer<int> d_data{size_t(o.np)};
+    const double h2d = copy_rate_gbps(d_pos.get(), pinned_pos.ptr, d_pos.bytes(), cudaMemcpyHostToDevice);
+    const double d2h = copy_rate_gbps(pinned_data.ptr, d_data.get(), d_data.bytes(), cudaMemcpyDeviceToHost);
+    table.add_note("pinned copies", fixed(h2d, 1) + " GB/s host to device, " + fixed(d2h, 1) +
+                                        " GB/s device to host (one copy of each array, this run)");
+  }
+  bool all_ok = true;
+  for (const Part2DataStage* s : o.stages) {
+    if (!s->on_device) continue;
+    tut::TimingStats kernel;
+    {
+      tut::DeviceBuffer<float> d_pos(pos.size());
+      tut::DeviceBuffer<int> d_data{size_t(o.np)};
+      d_pos.upload(pos.data());
+      kernel = time_kernel(*s, m, o, d_pos, d_data);
+    }
+    const double plain = time_offload(*s, m, o.np, pos.data(), pageable_data.data(), {}, 0, o.repeats).median_ms;
+    bool ok = matches(*s, pageable_data, reference, "with transfers from pageable memory");
+    const double pinned = time_offload(*s, m, o.np, pinned_pos.ptr, pinned_data.ptr, {}, 0, o.repeats).median_ms;
+    ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "from pinned memory") && ok;
+    std::fill(pinned_data.ptr, pinned_data.ptr + o.np, -1);
+    const double streamed =
+        time_offload(*s, m, o.np, pinned_pos.ptr, pinned_data.ptr, streams, o.chunks, o.repeats).median_ms;
+    ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "on streams") && ok;
+    all_ok = all_ok && ok;
+    table.add_row({tut::Cell::str(s->name), tut::Cell::num(cpu_ms, 2), tut::Cell::num(kernel.median_ms, 3),
+                   tut::Cell::num(cpu_ms / kernel.median_ms, 1), tut::Cell::num(plain, 2),
+                   tut::Cell::num(cpu_ms / plain, 2), tut::Cell::num(pinned, 2), tut::Cell::num(cpu_ms / pinned, 2),
+                   tut::Cell::num(streamed, 2), tut::Cell::num(cpu_ms / streamed, 2),
+                   tut::Cell::num(plain / kernel.median_ms, 1), tut::Cell::num(streamed / kernel.median_ms, 1),
+                   tut::Cell::str(check_text(ok))});
+  }
+  for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tut::run_main("part2data", [&] {
+    const Options o = parse(argc, argv);
+    const Mesh m{o.N, 1.0f / float(o.N)};
+    const tut::DeviceInfo device = tut::find_device();
+    if (device.usable) tut::require_device_memory(size_t(o.np) * 16 * 2, "the particles, their cells and a spare copy");
+    const std::vector<float> pos = random_positions(m, o.np, uint64_t(o.seed));
+    // The cpu stage is the reference and the sequential time of both tables.
+    std::vector<int> reference(size_t(o.np));
+    const tut::TimingStats cpu =
+        tut::time_host([&] { part2data_cpu.run(m, o.np, pos.data(), reference.data(), 0, nullptr); }, 1, o.cpu_repeats);
+    if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
+    return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
+                       : run_kernels(o, m, pos, reference, cpu, device);
+  });
+}

@@ -1,0 +1,89 @@
+// Chapter 04-particle-mesh: two kernels of a cosmological particle-mesh code.
+//   part2data: each particle's position -> the index of the mesh cell that holds it;
+//   forces:    the gradient of the potential by central differences on a periodic mesh.
+// The mesh has N cells of size dx along each axis; an array over it is [i][j][k] with k the
+// fastest axis: cell (i, j, k) is at (i * N + j) * N + k. Axis x is i, y is j, z is k.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device.h"
+
+using tut::blocks_for;
+
+struct Mesh {
+  int N;     // cells per side; a power of two for the forces (indices wrap with & (N - 1))
+  float dx;  // cell size: positions lie in [0, N dx)
+  int cells() const { return N * N * N; }  // N <= 1024: fits an int
+};
+
+// Kernels index with ints: 3 np floats and N^3 cells must stay below 2^31.
+constexpr int kMaxParticles = 1 << 29;
+constexpr int kMaxMeshSide = 1024;
+
+// ---- part2data ----------------------------------------------------------------------------
+
+// The cell of one particle: ix * N^2 + iy * N + iz with ix = floor(x / dx). The division is
+// IEEE-rounded on the CPU and the GPU alike (nvcc's default -prec-div=true), so every stage
+// computes the same cell. Rounding can push x / dx up to N for the largest floats below
+// N dx: those belong to the last cell, hence the min.
+__host__ __device__ inline int cell_index(const Mesh& m, float x, float y, float z) {
+  const int ix = int(x / m.dx), iy = int(y / m.dx), iz = int(z / m.dx);
+  const int last = m.N - 1;
+  return (ix < last ? ix : last) * m.N * m.N + (iy < last ? iy : last) * m.N + (iz < last ? iz : last);
+}
+
+// Every stage: data[p] = cell of particle p, for p < np, from pos[3 p .. 3 p + 2] (x, y, z: an
+// array of structures). Host stages get host pointers and ignore block and stream; device
+// stages get device pointers and only enqueue their work on the stream.
+using Part2Data = void (*)(const Mesh& m, int np, const float* pos, int* data, unsigned block, cudaStream_t stream);
+
+struct Part2DataStage {
+  const char* name;
+  const char* idea;
+  bool on_device;
+  unsigned block;  // threads per block, the stage's own choice
+  Part2Data run;
+  const char* source;
+};
+
+// ---- forces -------------------------------------------------------------------------------
+
+enum Axis { kAxisX = 0, kAxisY = 1, kAxisZ = 2 };
+const char* axis_name(int axis);  // "x", "y", "z"
+
+// Every stage: f = (pot[cell + 1 along axis] - pot[cell - 1 along axis]) / (2 dx) on every cell,
+// indices wrapping around the mesh. `strip` is the planes per thread of the stages that march
+// along the axis (0: the stage's own); the others ignore it.
+using Force = void (*)(const Mesh& m, int axis, const float* pot, float* f, int strip, cudaStream_t stream);
+
+struct ForceStage {
+  const char* name;
+  const char* idea;
+  bool on_device;
+  unsigned axes;  // bit a set: the stage computes axis a
+  Force run;
+  const char* source;
+  bool handles(int axis) const { return axes >> axis & 1u; }
+};
+
+#define PM_STAGE_FILE(file) TUT_KERNELS_DIR "/04-particle-mesh/" file
+
+extern const Part2DataStage part2data_cpu, part2data_cpu_omp, part2data_gpu1, part2data_gpu2, part2data_gpu3;
+extern const ForceStage force_cpu, force_cpu_omp, forcex_gpu1, forcex_gpu2, forcey_gpu, forcez_gpu;
+const std::vector<const Part2DataStage*>& part2data_stages();
+const std::vector<const ForceStage*>& force_stages();
+
+// ---- running a stage from host data (drivers and tests) -------------------------------------
+
+// The output is poisoned first (-1 for cells, NaN for forces), so an element a stage never
+// writes cannot pass. block 0: the stage's own.
+std::vector<int> run_part2data(const Part2DataStage& s, const Mesh& m, const std::vector<float>& pos, unsigned block = 0);
+std::vector<float> run_force(const ForceStage& s, const Mesh& m, int axis, const std::vector<float>& pot, int strip = 0);
+
+// Uniform random positions in [0, N dx), with some exactly on cell edges (multiples of dx),
+// some in the last cell, up to the largest float below N dx.
+std::vector<float> random_positions(const Mesh& m, int np, uint64_t seed);
+bool is_power_of_two(long long n);

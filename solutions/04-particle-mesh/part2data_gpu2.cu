@@ -1,0 +1,41 @@
+// part2data stage gpu2: the block first copies its particles' 3 * blockDim floats into shared
+// memory, thread t loading floats t, t + blockDim, t + 2 blockDim: consecutive threads,
+// consecutive addresses (coalesced). After a barrier each thread reads its x, y, z from shared
+// memory: floats 3t, 3t + 1, 3t + 2, a stride of 3 words, which no two threads of a warp
+// share a bank with (3 and 32 have no common factor).
+// The slides' version of this kernel does not compile and would be wrong if it did:
+//   - dataPos is never defined (the block's first particle, blockIdx.x * blockDim.x, is meant);
+//   - it indexes `pos` once as floats ((float *)pos)[...] and twice as float[3] rows, which
+//     jumps 3 floats per index;
+//   - nothing handles the last block: with a particle count that is not a multiple of the
+//     block, it reads and writes past the end of both arrays.
+// Here the last block stages only the floats that exist, and only its real particles write.
+#include "check.h"
+#include "particle_mesh.h"
+
+namespace {
+
+__global__ void staged_in_shared_memory(Mesh m, int np, const float* pos, int* data) {
+  extern __shared__ float staged[];  // 3 * blockDim.x floats, sized at the launch
+  // EXERCISE: stage this block's floats (fewer in the last block) into `staged` with coalesced
+  //   loads, wait for the whole block, then compute each particle's cell from shared memory
+  const int first = blockIdx.x * blockDim.x;    // this block's first particle
+  const int count = min(int(blockDim.x), np - first);
+  const float* block_pos = pos + 3 * first;
+  for (int f = threadIdx.x; f < 3 * count; f += blockDim.x) staged[f] = block_pos[f];
+  __syncthreads();
+  const int t = threadIdx.x;
+  if (t < count) data[first + t] = cell_index(m, staged[3 * t], staged[3 * t + 1], staged[3 * t + 2]);
+  // END EXERCISE
+}
+
+void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cudaStream_t stream) {
+  if (np == 0) return;
+  staged_in_shared_memory<<<blocks_for(np, block), block, 3 * block * sizeof(float), stream>>>(m, np, pos, data);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+const Part2DataStage part2data_gpu2 = {"gpu2", "staged through shared memory", true, 256, run,
+                                       PM_STAGE_FILE("part2data_gpu2.cu")};

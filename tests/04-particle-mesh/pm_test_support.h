@@ -1,0 +1,107 @@
+// Checks shared by the particle-mesh suites: part2data stages against the tests' own binning,
+// exactly; force stages against the tests' own differences in double, to float rounding.
+// Failures name the file to edit.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "particle_mesh.h"
+#include "validate.h"
+
+inline void PrintTo(const Part2DataStage* s, std::ostream* out) { *out << s->name; }
+inline void PrintTo(const ForceStage* s, std::ostream* out) { *out << s->name; }
+
+template <class Stage>
+std::string param_name(const testing::TestParamInfo<const Stage*>& info) {
+  std::string name = info.param->name;
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
+// ---- part2data ----
+
+// Meshes with an exact cell size (a power of two), an inexact one (0.1 is not a binary
+// fraction, so x / dx rounds), and a single cell.
+inline std::vector<Mesh> part2data_meshes() { return {{16, 1.0f / 16}, {37, 0.1f}, {1, 0.5f}}; }
+
+// Particle counts that divide no block, the largest over a million.
+inline std::vector<int> particle_counts() { return {1, 31, 1000003}; }
+
+// Random positions (edges and last cells included, see random_positions); the first particle
+// sits at the origin and the second at the largest position below N dx on every axis.
+inline std::vector<float> test_positions(const Mesh& m, int np, uint64_t seed) {
+  std::vector<float> pos = random_positions(m, np, seed);
+  const float largest = std::nextafter(float(m.N) * m.dx, 0.0f);
+  for (size_t c = 0; c < pos.size() && c < 6; ++c) pos[c] = c < 3 ? 0.0f : largest;
+  return pos;
+}
+
+// The tests' own binning: floor of the float quotient, the last cell for quotients that round up to N.
+inline std::vector<int> reference_cells(const Mesh& m, const std::vector<float>& pos) {
+  std::vector<int> cells(pos.size() / 3);
+  for (size_t p = 0; p < cells.size(); ++p) {
+    int index = 0;
+    for (int axis = 0; axis < 3; ++axis)
+      index = index * m.N + std::min(int(std::floor(pos[3 * p + axis] / m.dx)), m.N - 1);
+    cells[p] = index;
+  }
+  return cells;
+}
+
+inline testing::AssertionResult bins_exactly(const Part2DataStage& s, const Mesh& m, int np, unsigned block = 0) {
+  const std::vector<float> pos = test_positions(m, np, 1000 + np);
+  const std::vector<int> want = reference_cells(m, pos);
+  const std::vector<int> got = run_part2data(s, m, pos, block);
+  const tut::ValidationReport r = tut::compare(got.data(), want.data(), {want.size(), 1, 1}, {0, 0});
+  if (r.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "stage " << s.name << " bins " << np << " particles on mesh " << m.N
+                                     << " (dx " << m.dx << ", block " << (block ? block : s.block)
+                                     << ") wrongly (i: particle; -1: never written): " << r.summary()
+                                     << "\n  -> edit " << s.source << " (stage " << s.name << ")";
+}
+
+// ---- forces ----
+
+inline std::vector<int> force_sizes() { return {2, 4, 8, 16, 32, 64, 128, 256}; }
+
+inline std::vector<float> random_potential(const Mesh& m, uint64_t seed) {
+  std::vector<float> pot(size_t(m.cells()));
+  tut::fill_random(pot.data(), pot.size(), seed);
+  return pot;
+}
+
+// The tests' own difference, in double, neighbours wrapped with a modulo.
+inline std::vector<double> reference_force(const Mesh& m, int axis, const std::vector<float>& pot) {
+  const int N = m.N;
+  std::vector<double> f(pot.size());
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < N; ++k) {
+        int up[3] = {i, j, k}, down[3] = {i, j, k};
+        up[axis] = (up[axis] + 1) % N;
+        down[axis] = (down[axis] + N - 1) % N;
+        f[(size_t(i) * N + j) * N + k] = (double(pot[(size_t(up[0]) * N + up[1]) * N + up[2]]) -
+                                          double(pot[(size_t(down[0]) * N + down[1]) * N + down[2]])) / (2.0 * m.dx);
+      }
+  return f;
+}
+
+// Two float roundings (the difference, the division): relative error below 1.2e-7.
+inline testing::AssertionResult differentiates(const ForceStage& s, int N, int axis, int strip = 0) {
+  const Mesh m{N, 1.0f / float(N)};
+  const std::vector<float> pot = random_potential(m, 77 + N);
+  const std::vector<float> got = run_force(s, m, axis, pot, strip);
+  const std::vector<double> want = reference_force(m, axis, pot);
+  const std::vector<double> got_d(got.begin(), got.end());
+  const tut::ValidationReport r =
+      tut::compare(got_d.data(), want.data(), {size_t(N), size_t(N), size_t(N)}, {1e-6, 1e-6});
+  if (r.ok()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "stage " << s.name << " gets force" << axis_name(axis) << " wrong on " << N
+                                     << "^3" << (strip ? " with strip " + std::to_string(strip) : std::string())
+                                     << " (positions as (k, j, i); NaN: never written): " << r.summary()
+                                     << "\n  -> edit " << s.source << " (stage " << s.name << ")";
+}

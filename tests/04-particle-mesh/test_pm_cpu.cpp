@@ -1,0 +1,59 @@
+// The CPU stages of chapter 04-particle-mesh, and a deliberately wrong stage per kernel.
+#include "pm_test_support.h"
+
+class Part2DataCpuTest : public testing::TestWithParam<const Part2DataStage*> {};
+INSTANTIATE_TEST_SUITE_P(Part2Data, Part2DataCpuTest, testing::Values(&part2data_cpu, &part2data_cpu_omp),
+                         param_name<Part2DataStage>);
+
+TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
+  for (const Mesh& m : part2data_meshes())
+    for (int np : particle_counts()) {
+      const testing::AssertionResult ok = bins_exactly(*GetParam(), m, np);
+      EXPECT_TRUE(ok);
+      if (!ok) return;
+    }
+}
+
+class ForceCpuTest : public testing::TestWithParam<const ForceStage*> {};
+INSTANTIATE_TEST_SUITE_P(Force, ForceCpuTest, testing::Values(&force_cpu, &force_cpu_omp), param_name<ForceStage>);
+
+TEST_P(ForceCpuTest, DifferentiatesAlongEveryAxis) {
+  for (int N : force_sizes())
+    for (int axis : {kAxisX, kAxisY, kAxisZ}) {
+      const testing::AssertionResult ok = differentiates(*GetParam(), N, axis);
+      EXPECT_TRUE(ok);
+      if (!ok) return;
+    }
+}
+
+namespace {
+
+// Wrong on purpose: swaps iy and iz in the cell index.
+void swapped_axes(const Mesh& m, int np, const float* pos, int* data, unsigned, cudaStream_t) {
+  for (int p = 0; p < np; ++p) data[p] = cell_index(m, pos[3 * p], pos[3 * p + 2], pos[3 * p + 1]);
+}
+const Part2DataStage wrong_part2data = {"wrong-swapped-axes", "", false, 0, swapped_axes,
+                                        "tests/04-particle-mesh/test_pm_cpu.cpp"};
+
+// Wrong on purpose: at the ends of the axis, takes the cell itself instead of wrapping around
+// (a one-sided difference); right everywhere else.
+void clamped_ends(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t) {
+  const int N = m.N, stride = axis == kAxisX ? N * N : axis == kAxisY ? N : 1;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < N; ++k) {
+        const int c = axis == kAxisX ? i : axis == kAxisY ? j : k, cell = (i * N + j) * N + k;
+        const int up = c + 1 < N ? stride : 0, down = c > 0 ? stride : 0;
+        f[cell] = (pot[cell + up] - pot[cell - down]) / (2.0f * m.dx);
+      }
+}
+const ForceStage wrong_force = {"wrong-clamped-ends", "", false, 0b111, clamped_ends,
+                                "tests/04-particle-mesh/test_pm_cpu.cpp"};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongStage, Part2DataWithSwappedAxes) { EXPECT_FALSE(bins_exactly(wrong_part2data, {37, 0.1f}, 31)); }
+
+TEST(SuiteRejectsWrongStage, ForceThatDoesNotWrapAround) {
+  for (int axis : {kAxisX, kAxisY, kAxisZ}) EXPECT_FALSE(differentiates(wrong_force, 16, axis));
+}
