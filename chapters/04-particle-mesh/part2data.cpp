@@ -142,7 +142,6 @@ double copy_rate_gbps(void* dst, const void* src, size_t bytes, cudaMemcpyKind k
 int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
                   const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
   const double cpu_ms = cpu.median_ms;
-  if (!device.usable) throw tut::NoDeviceError("part2data --transfers: " + device.why_not);
   tut::Table table({{"stage", "stage", ""}, {"sequential_ms", "sequential", "ms"}, {"kernel_ms", "kernel only", "ms"},
                     {"kernel_x", "x", "x"}, {"plain_ms", "with transfers", "ms"}, {"plain_x", "x", "x"},
                     {"pinned_ms", "pinned", "ms"}, {"pinned_x", "x", "x"}, {"streamed_ms", "pinned+streams", "ms"},
@@ -209,6 +208,7 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     const Mesh m{o.N, 1.0f / float(o.N)};
     const tut::DeviceInfo device = tut::find_device();
+    if (o.transfers && !device.usable) throw tut::NoDeviceError("the transfer table needs a GPU: " + device.why_not);
     if (device.usable) tut::require_device_memory(size_t(o.np) * 16 * 2, "the particles, their cells and a spare copy");
     const std::vector<float> pos = random_positions(m, o.np, uint64_t(o.seed));
     // The cpu stage is the reference and the sequential time of both tables.

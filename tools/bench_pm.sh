@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Chapter 04-particle-mesh's measurements, into CSVs under OUT_DIR (NAME_*.csv):
+#   part2data        every stage at 2^26 particles
+#   part2data_sizes  the GPU stages from 2^20 to 2^28 particles
+#   transfers        the slides' transfer table at 2^26 particles (4 streams, 16 pieces)
+#   pieces           gpu3's streamed offload with 1 to 256 pieces
+#   force            every stage and axis at 512^3
+#   strips           gpu2's strip length swept at 256^3, 512^3 and 1024^3
+#   force_sizes      the GPU force stages from 128^3 to 1024^3
+#   usage: tools/bench_pm.sh BUILD_DIR OUT_DIR [NAME]
+set -euo pipefail
+dir="${1:?build directory}/chapters/04-particle-mesh"
+out=${2:?output directory}
+name=${3:-gpu}
+mkdir -p "$out"
+append() {  # append one run's CSV to a file; keep the header of the first run only
+  local file=$out/${name}_$1.csv; shift
+  if [ -s "$file" ]; then "$@" --csv | tail -n +2 >> "$file"; else "$@" --csv > "$file"; fi
+}
+rm -f "$out/${name}"_{part2data,part2data_sizes,transfers,pieces,force,strips,force_sizes}.csv
+append part2data "$dir/part2data"
+for np in 1048576 4194304 16777216 67108864 268435456; do
+  append part2data_sizes "$dir/part2data" --particles $np --stage gpu1,gpu2,gpu3 --cpu-repeats 1
+done
+append transfers "$dir/part2data" --transfers
+for pieces in 1 4 16 64 256; do
+  append pieces "$dir/part2data" --transfers --stage gpu3 --chunks $pieces --cpu-repeats 1
+done
+append force "$dir/force"
+for N in 256 512 1024; do
+  append strips "$dir/force" --size $N --stage gpu2 --axis x --sweep-strips --cpu-repeats 1
+done
+for N in 128 256 512 1024; do
+  append force_sizes "$dir/force" --size $N --stage gpu1,gpu2,gpu-y,gpu-z --cpu-repeats 1
+done
+echo "wrote $out/${name}_*.csv"
