@@ -28,9 +28,9 @@ for pieces in 1 4 16 64 256; do
 done
 append force "$dir/force"
 for N in 256 512 1024; do
-  append strips "$dir/force" --size $N --stage gpu2 --axis x --sweep-strips --cpu-repeats 1
+  append strips "$dir/force" --size $N --stage gpu2 --axis x,y --sweep-strips --cpu-repeats 1
 done
 for N in 128 256 512 1024; do
-  append force_sizes "$dir/force" --size $N --stage gpu1,gpu2,gpu-y,gpu-z --cpu-repeats 1
+  append force_sizes "$dir/force" --size $N --stage gpu1,gpu-k,gpu2 --cpu-repeats 1
 done
 echo "wrote $out/${name}_*.csv"

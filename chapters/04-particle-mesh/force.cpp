@@ -43,7 +43,7 @@ Options parse(int argc, const char* const* argv) {
     o.N = int(tut::parse_integer("--size", t, 2, kMaxMeshSide));
     if (!is_power_of_two(o.N)) throw tut::UsageError("--size must be a power of two (indices wrap with & (N - 1)), got " + t);
   });
-  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu2, gpu-y, gpu-z)", "all",
+  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu-k, gpu2)", "all",
                 [&](const std::string& t) { o.stages = parse_stage_list("--stage", t, force_stages()); });
   cli.add_value("axis", "LIST", "axes, comma-separated (x, y, z)", "all",
                 [&](const std::string& t) { o.axes = parse_axes(t); });
@@ -72,10 +72,10 @@ struct Run {
 std::vector<Run> runs_for(const Options& o, const Mesh& m) {
   std::vector<Run> runs;
   for (const ForceStage* s : o.stages) {
-    if (s == &forcex_gpu2 && o.sweep_strips) {
+    if (s == &force_gpu2 && o.sweep_strips) {
       for (int strip = 1; strip <= 128 && strip <= m.N; strip *= 2) runs.push_back({s, strip});
     } else {
-      const int strip = s == &forcex_gpu2 ? std::min(o.strip, m.N) : 0;
+      const int strip = s == &force_gpu2 ? std::min(o.strip, m.N) : 0;
       runs.push_back({s, strip});
     }
   }

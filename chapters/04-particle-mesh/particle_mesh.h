@@ -72,7 +72,7 @@ struct ForceStage {
 #define PM_STAGE_FILE(file) TUT_KERNELS_DIR "/04-particle-mesh/" file
 
 extern const Part2DataStage part2data_cpu, part2data_cpu_omp, part2data_gpu1, part2data_gpu2, part2data_gpu3;
-extern const ForceStage force_cpu, force_cpu_omp, forcex_gpu1, forcex_gpu2, forcey_gpu, forcez_gpu;
+extern const ForceStage force_cpu, force_cpu_omp, forcex_gpu1, force_gpu_k, force_gpu2;
 const std::vector<const Part2DataStage*>& part2data_stages();
 const std::vector<const ForceStage*>& force_stages();
 

@@ -7,8 +7,8 @@ const std::vector<const Part2DataStage*>& part2data_stages() {
 }
 
 const std::vector<const ForceStage*>& force_stages() {
-  static const std::vector<const ForceStage*> stages = {&force_cpu,   &force_cpu_omp, &forcex_gpu1,
-                                                        &forcex_gpu2, &forcey_gpu,    &forcez_gpu};
+  static const std::vector<const ForceStage*> stages = {&force_cpu, &force_cpu_omp, &forcex_gpu1, &force_gpu_k,
+                                                        &force_gpu2};
   return stages;
 }
 

@@ -22,12 +22,12 @@ TEST_P(Part2DataGpuTest, BinsTheLargestMesh) {
 }
 
 class ForceGpuTest : public testing::TestWithParam<const ForceStage*> {};
-INSTANTIATE_TEST_SUITE_P(Force, ForceGpuTest, testing::Values(&forcex_gpu1, &forcex_gpu2, &forcey_gpu, &forcez_gpu),
+INSTANTIATE_TEST_SUITE_P(Force, ForceGpuTest, testing::Values(&forcex_gpu1, &force_gpu_k, &force_gpu2),
                          param_name<ForceStage>);
 
 TEST_P(ForceGpuTest, DifferentiatesAlongItsAxis) {
   const ForceStage& s = *GetParam();
-  const std::vector<int> strips = &s == &forcex_gpu2 ? std::vector<int>{0, 1, 2, 8, 128} : std::vector<int>{0};
+  const std::vector<int> strips = &s == &force_gpu2 ? std::vector<int>{0, 1, 2, 8, 128} : std::vector<int>{0};
   for (int N : force_sizes())
     for (int axis : {kAxisX, kAxisY, kAxisZ})
       for (int strip : strips) {
