@@ -173,6 +173,7 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
   bool all_ok = true;
   for (const Part2DataStage* s : o.stages) {
     if (!s->on_device) continue;
+    const unsigned block = o.block ? o.block : s->block;
     tut::TimingStats kernel;
     {
       tut::DeviceBuffer<float> d_pos(pos.size());
@@ -180,13 +181,13 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
       d_pos.upload(pos.data());
       kernel = time_kernel(*s, m, o, d_pos, d_data);
     }
-    const double plain = time_offload(*s, m, o.np, pos.data(), pageable_data.data(), {}, 0, o.repeats).median_ms;
+    const double plain = time_offload(*s, block, m, o.np, pos.data(), pageable_data.data(), {}, 0, o.repeats).median_ms;
     bool ok = matches(*s, pageable_data, reference, "with transfers from pageable memory");
-    const double pinned = time_offload(*s, m, o.np, pinned_pos.ptr, pinned_data.ptr, {}, 0, o.repeats).median_ms;
+    const double pinned = time_offload(*s, block, m, o.np, pinned_pos.ptr, pinned_data.ptr, {}, 0, o.repeats).median_ms;
     ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "from pinned memory") && ok;
     std::fill(pinned_data.ptr, pinned_data.ptr + o.np, -1);
     const double streamed =
-        time_offload(*s, m, o.np, pinned_pos.ptr, pinned_data.ptr, streams, o.chunks, o.repeats).median_ms;
+        time_offload(*s, block, m, o.np, pinned_pos.ptr, pinned_data.ptr, streams, o.chunks, o.repeats).median_ms;
     ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "on streams") && ok;
     all_ok = all_ok && ok;
     table.add_row({tut::Cell::str(s->name), tut::Cell::num(cpu_ms, 2), tut::Cell::num(kernel.median_ms, 3),

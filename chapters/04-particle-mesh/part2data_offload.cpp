@@ -4,13 +4,13 @@
 
 #include "check.h"
 
-void offload_part2data(const Part2DataStage& s, const Mesh& m, int np, const float* host_pos, int* host_data,
-                       const std::vector<cudaStream_t>& streams, int chunks) {
+void offload_part2data(const Part2DataStage& s, unsigned block, const Mesh& m, int np, const float* host_pos,
+                       int* host_data, const std::vector<cudaStream_t>& streams, int chunks) {
   tut::DeviceBuffer<float> pos(size_t(np) * 3);
   tut::DeviceBuffer<int> data{size_t(np)};
   if (streams.empty()) {
     pos.upload(host_pos);
-    s.run(m, np, pos.get(), data.get(), s.block, nullptr);
+    s.run(m, np, pos.get(), data.get(), block, nullptr);
     data.download(host_data);
     return;  // the buffers' destructors free them
   }
@@ -21,15 +21,15 @@ void offload_part2data(const Part2DataStage& s, const Mesh& m, int np, const flo
     const cudaStream_t stream = streams[size_t(c) % streams.size()];
     CUDA_CHECK(cudaMemcpyAsync(pos.get() + size_t(first) * 3, host_pos + size_t(first) * 3, size_t(n) * 3 * sizeof(float),
                                cudaMemcpyHostToDevice, stream));
-    s.run(m, n, pos.get() + size_t(first) * 3, data.get() + first, s.block, stream);
+    s.run(m, n, pos.get() + size_t(first) * 3, data.get() + first, block, stream);
     CUDA_CHECK(cudaMemcpyAsync(host_data + first, data.get() + first, size_t(n) * sizeof(int), cudaMemcpyDeviceToHost,
                                stream));
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-tut::TimingStats time_offload(const Part2DataStage& s, const Mesh& m, int np, const float* host_pos, int* host_data,
-                              const std::vector<cudaStream_t>& streams, int chunks, int repeats) {
-  return tut::time_device([&] { offload_part2data(s, m, np, host_pos, host_data, streams, chunks); }, nullptr, 1,
-                          repeats);
+tut::TimingStats time_offload(const Part2DataStage& s, unsigned block, const Mesh& m, int np, const float* host_pos,
+                              int* host_data, const std::vector<cudaStream_t>& streams, int chunks, int repeats) {
+  return tut::time_device([&] { offload_part2data(s, block, m, np, host_pos, host_data, streams, chunks); }, nullptr,
+                          1, repeats);
 }

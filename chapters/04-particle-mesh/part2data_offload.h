@@ -11,11 +11,11 @@
 // each piece copied in, computed and copied out on its stream, so that one piece's copy in
 // overlaps another's kernel and another's copy out (this needs pinned host memory: copies from
 // pageable memory are staged through a driver buffer and do not overlap).
-void offload_part2data(const Part2DataStage& s, const Mesh& m, int np, const float* host_pos, int* host_data,
-                       const std::vector<cudaStream_t>& streams, int chunks);
+void offload_part2data(const Part2DataStage& s, unsigned block, const Mesh& m, int np, const float* host_pos,
+                       int* host_data, const std::vector<cudaStream_t>& streams, int chunks);
 
 // Median of `repeats` offloads after one warm-up, timed with CUDA events on the legacy default
 // stream (allocation and free are host calls, and the events around them still see their cost:
 // the stop event is recorded only after cudaFree returns).
-tut::TimingStats time_offload(const Part2DataStage& s, const Mesh& m, int np, const float* host_pos, int* host_data,
-                              const std::vector<cudaStream_t>& streams, int chunks, int repeats);
+tut::TimingStats time_offload(const Part2DataStage& s, unsigned block, const Mesh& m, int np, const float* host_pos,
+                              int* host_data, const std::vector<cudaStream_t>& streams, int chunks, int repeats);
