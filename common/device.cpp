@@ -103,6 +103,21 @@ template class DeviceBuffer<double>;
 template class DeviceBuffer<int>;
 template class DeviceBuffer<char>;
 
+template <class T>
+void* PinnedBuffer<T>::allocate_pinned(size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t status = cudaMallocHost(&p, bytes);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw CudaError(status, "cannot allocate " + format_bytes(double(bytes)) + " of pinned host memory (cudaMallocHost)");
+  }
+  return p;
+}
+
+template class PinnedBuffer<char>;
+template class PinnedBuffer<float>;
+template class PinnedBuffer<int>;
+
 void require_device_memory(size_t bytes, const std::string& what) {
   size_t free_bytes = 0, total = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));

@@ -59,6 +59,24 @@ class DeviceBuffer {
   size_t count_ = 0;
 };
 
+// cudaMallocHost'd (page-locked) host array of T: the GPU's copy engines read and write it
+// directly, at the link's full rate and concurrently with kernels. A failure names the size.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t count) : ptr_(static_cast<T*>(allocate_pinned(count * sizeof(T)))), count_(count) {}
+  ~PinnedBuffer() { cudaFreeHost(ptr_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  static void* allocate_pinned(size_t bytes);
+  T* ptr_;
+  size_t count_;
+};
+
 // Throws a UsageError (exit code 2) when `bytes` more would not fit in free device memory.
 void require_device_memory(size_t bytes, const std::string& what);
 

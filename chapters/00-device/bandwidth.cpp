@@ -18,12 +18,6 @@
 
 namespace {
 
-struct PinnedBuffer {  // page-locked host memory: the copy engines read it directly
-  void* ptr = nullptr;
-  explicit PinnedBuffer(size_t bytes) { CUDA_CHECK(cudaMallocHost(&ptr, bytes)); }
-  ~PinnedBuffer() { cudaFreeHost(ptr); }
-};
-
 struct Options {
   long long min_bytes = 4096, max_bytes = 1ll << 30;
   int repeats = 10;
@@ -47,8 +41,8 @@ int bandwidth_main(int argc, const char* const* argv) {
   tut::require_device_memory(2 * largest, "copies of up to " + tut::format_bytes(double(largest)) + " (two buffers)");
 
   std::vector<char> pageable(largest, 1);  // written once, so its pages exist before timing
-  PinnedBuffer pinned(largest);
-  std::memset(pinned.ptr, 1, largest);
+  tut::PinnedBuffer<char> pinned(largest);  // page-locked: the copy engines read it directly
+  std::memset(pinned.get(), 1, largest);
   tut::DeviceBuffer<char> src(largest), dst(largest);
   CUDA_CHECK(cudaMemset(src.get(), 1, largest));
   cudaStream_t stream;
@@ -61,9 +55,9 @@ int bandwidth_main(int argc, const char* const* argv) {
   };
   std::vector<Kind> kinds = {
       {"H2D pageable", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(dst.get(), pageable.data(), n, cudaMemcpyHostToDevice, stream)); }},
-      {"H2D pinned", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(dst.get(), pinned.ptr, n, cudaMemcpyHostToDevice, stream)); }},
+      {"H2D pinned", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(dst.get(), pinned.get(), n, cudaMemcpyHostToDevice, stream)); }},
       {"D2H pageable", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(pageable.data(), src.get(), n, cudaMemcpyDeviceToHost, stream)); }},
-      {"D2H pinned", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(pinned.ptr, src.get(), n, cudaMemcpyDeviceToHost, stream)); }},
+      {"D2H pinned", 1, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(pinned.get(), src.get(), n, cudaMemcpyDeviceToHost, stream)); }},
       {"D2D", 2, [&](size_t n) { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), n, cudaMemcpyDeviceToDevice, stream)); }},
   };
   // Peer to peer: from GPU 0 to each other GPU (the data crosses the link once).

@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
         if (!s.handles(axis) || (s.on_device && !device.usable)) continue;
         tut::TimingStats t = cpu;
         if (!s.on_device && &s != &force_cpu) {
+          tut::poison(f.data(), cells);  // NaN: a cell never written fails
           t = tut::time_host([&] { s.run(m, axis, pot.data(), f.data(), 0, nullptr); }, 1, o.cpu_repeats);
         } else if (s.on_device) {
           CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails

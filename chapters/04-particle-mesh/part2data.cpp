@@ -58,19 +58,24 @@ struct Measured {
 std::string check_text(bool ok) { return ok ? "ok" : "FAIL"; }
 
 // Compares with the reference; a mismatch is reported on stderr with the file to edit.
-bool matches(const Part2DataStage& s, const std::vector<int>& got, const std::vector<int>& want, const char* how) {
-  const tut::ValidationReport r = tut::compare(got.data(), want.data(), {want.size(), 1, 1}, {0, 0});
+bool matches(const Part2DataStage& s, const int* got, const std::vector<int>& want, const char* how) {
+  const tut::ValidationReport r = tut::compare(got, want.data(), {want.size(), 1, 1}, {0, 0});
   if (!r.ok())
     std::cerr << "part2data: stage " << s.name << " " << how << " differs from cpu (edit " << s.source
               << "): " << r.summary() << "\n";
   return r.ok();
 }
 
+// -1 everywhere, before every run that is checked: a cell a stage never writes cannot match.
+void poison_cells(int* data, int np) { std::fill(data, data + np, -1); }
+
+unsigned block_of(const Part2DataStage& s, const Options& o) { return o.block ? o.block : s.block; }
+
 tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Options& o,
                              const tut::DeviceBuffer<float>& pos, tut::DeviceBuffer<int>& data) {
-  const unsigned block = o.block ? o.block : s.block;
   const int np = int(data.size());
-  return tut::time_device([&] { s.run(m, np, pos.get(), data.get(), block, nullptr); }, nullptr, 2, o.repeats);
+  return tut::time_device([&] { s.run(m, np, pos.get(), data.get(), block_of(s, o), nullptr); }, nullptr, 2,
+                          o.repeats);
 }
 
 int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
@@ -101,19 +106,20 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
     if (s == &part2data_cpu) {
       t = cpu;  // timed in main, where it made the reference
     } else if (!s->on_device) {
+      poison_cells(host_data.data(), o.np);
       t = tut::time_host([&] { s->run(m, o.np, pos.data(), host_data.data(), 0, nullptr); }, 1, o.cpu_repeats);
-      ok = matches(*s, host_data, reference, "");
+      ok = matches(*s, host_data.data(), reference, "");
     } else {
-      CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));
+      CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
       t = time_kernel(*s, m, o, d_pos, d_data);
       d_data.download(host_data.data());
-      ok = matches(*s, host_data, reference, "");
+      ok = matches(*s, host_data.data(), reference, "");
     }
     all_ok = all_ok && ok;
     const double rate = o.np / (t.median_ms * 1e-3);
     const double gbps = 16.0 * rate / 1e9;
     table.add_row({tut::Cell::str(s->name), tut::Cell::str(s->idea),
-                   s->on_device ? tut::Cell::num(o.block ? o.block : s->block, 0) : tut::Cell::none(),
+                   s->on_device ? tut::Cell::num(block_of(*s, o), 0) : tut::Cell::none(),
                    tut::Cell::num(t.median_ms, 4), tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4),
                    tut::Cell::num(rate / 1e9, 3), tut::Cell::num(gbps, 0),
                    copy_gbps > 0 ? tut::Cell::num(100 * gbps / copy_gbps, 1) : tut::Cell::none(),
@@ -122,16 +128,6 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
   table.print(std::cout, o.format);
   return all_ok ? 0 : 1;
 }
-
-// Host memory from cudaMallocHost: the GPU's copy engines read and write it directly.
-template <class T>
-struct PinnedArray {
-  T* ptr = nullptr;
-  explicit PinnedArray(size_t n) { CUDA_CHECK(cudaMallocHost(&ptr, n * sizeof(T))); }
-  ~PinnedArray() { cudaFreeHost(ptr); }
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
-};
 
 double copy_rate_gbps(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   const tut::TimingStats t =
@@ -156,24 +152,31 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
   table.add_note("x", "speed-up over the sequential cpu stage; still possible = that time / kernel-only time");
   table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs after a warm-up, CUDA events");
 
-  PinnedArray<float> pinned_pos(pos.size());
-  PinnedArray<int> pinned_data(size_t(o.np));
-  std::copy(pos.begin(), pos.end(), pinned_pos.ptr);
+  tut::PinnedBuffer<float> pinned_pos(pos.size());
+  tut::PinnedBuffer<int> pinned_data(size_t(o.np));
+  std::copy(pos.begin(), pos.end(), pinned_pos.get());
   std::vector<int> pageable_data(size_t(o.np));
   std::vector<cudaStream_t> streams(size_t(o.streams));
   for (cudaStream_t& s : streams) CUDA_CHECK(cudaStreamCreate(&s));
   {
     tut::DeviceBuffer<float> d_pos(pos.size());
     tut::DeviceBuffer<int> d_data{size_t(o.np)};
-    const double h2d = copy_rate_gbps(d_pos.get(), pinned_pos.ptr, d_pos.bytes(), cudaMemcpyHostToDevice);
-    const double d2h = copy_rate_gbps(pinned_data.ptr, d_data.get(), d_data.bytes(), cudaMemcpyDeviceToHost);
+    const double h2d = copy_rate_gbps(d_pos.get(), pinned_pos.get(), d_pos.bytes(), cudaMemcpyHostToDevice);
+    const double d2h = copy_rate_gbps(pinned_data.get(), d_data.get(), d_data.bytes(), cudaMemcpyDeviceToHost);
     table.add_note("pinned copies", fixed(h2d, 1) + " GB/s host to device, " + fixed(d2h, 1) +
                                         " GB/s device to host (one copy of each array, this run)");
   }
   bool all_ok = true;
   for (const Part2DataStage* s : o.stages) {
     if (!s->on_device) continue;
-    const unsigned block = o.block ? o.block : s->block;
+    bool ok = true;
+    // The median time of the whole offload into poisoned host cells, which are then checked.
+    auto offload = [&](const float* host_pos, int* host_data, const std::vector<cudaStream_t>& on, const char* how) {
+      poison_cells(host_data, o.np);
+      const tut::TimingStats t = time_offload(*s, block_of(*s, o), m, o.np, host_pos, host_data, on, o.chunks, o.repeats);
+      ok = matches(*s, host_data, reference, how) && ok;
+      return t.median_ms;
+    };
     tut::TimingStats kernel;
     {
       tut::DeviceBuffer<float> d_pos(pos.size());
@@ -181,14 +184,9 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
       d_pos.upload(pos.data());
       kernel = time_kernel(*s, m, o, d_pos, d_data);
     }
-    const double plain = time_offload(*s, block, m, o.np, pos.data(), pageable_data.data(), {}, 0, o.repeats).median_ms;
-    bool ok = matches(*s, pageable_data, reference, "with transfers from pageable memory");
-    const double pinned = time_offload(*s, block, m, o.np, pinned_pos.ptr, pinned_data.ptr, {}, 0, o.repeats).median_ms;
-    ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "from pinned memory") && ok;
-    std::fill(pinned_data.ptr, pinned_data.ptr + o.np, -1);
-    const double streamed =
-        time_offload(*s, block, m, o.np, pinned_pos.ptr, pinned_data.ptr, streams, o.chunks, o.repeats).median_ms;
-    ok = matches(*s, std::vector<int>(pinned_data.ptr, pinned_data.ptr + o.np), reference, "on streams") && ok;
+    const double plain = offload(pos.data(), pageable_data.data(), {}, "with transfers from pageable memory");
+    const double pinned = offload(pinned_pos.get(), pinned_data.get(), {}, "from pinned memory");
+    const double streamed = offload(pinned_pos.get(), pinned_data.get(), streams, "on streams");
     all_ok = all_ok && ok;
     table.add_row({tut::Cell::str(s->name), tut::Cell::num(cpu_ms, 2), tut::Cell::num(kernel.median_ms, 3),
                    tut::Cell::num(cpu_ms / kernel.median_ms, 1), tut::Cell::num(plain, 2),
