@@ -7,19 +7,13 @@ Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
                                                  with the heat stages of HEAT.csv placed on it
   --markdown  print the ceilings, the largest-size bandwidths and selected properties as tables
 """
-import csv
 import sys
 
-
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+from plotting import load, pyplot, save
 
 
 def plot_bandwidth(rows, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for kind in dict.fromkeys(r["kind"] for r in rows):
         points = [(int(r["bytes"]), float(r["gb_per_s"])) for r in rows if r["kind"] == kind]
@@ -31,9 +25,7 @@ def plot_bandwidth(rows, out):
     ax.set_title(f"measured copy bandwidth, {rows[0]['device']}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def ceiling(peak, prefix):
@@ -41,9 +33,7 @@ def ceiling(peak, prefix):
 
 
 def plot_roofline(peak, heat, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     copy_gbps = ceiling(peak, "D2D copy")
     intensities = [2 ** (e / 4) for e in range(-16, 41)]  # 1/16 .. 1024 flop per byte
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
@@ -67,9 +57,7 @@ def plot_roofline(peak, heat, out):
                  f"memory slope: {copy_gbps:.0f} GB/s measured device-to-device copy", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def theoretical(row):

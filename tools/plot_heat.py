@@ -7,16 +7,9 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
   --sweep     print a block-shape sweep (tools/sweep_heat_blocks.sh) as a Markdown table, with
               the blocks launched per step and the time per block of the v2 kernel
 """
-import csv
 import sys
 
-
-def load(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        raise SystemExit(f"{path}: no rows")
-    return rows
+from plotting import load, pyplot, save
 
 
 def number(text, digits):
@@ -58,9 +51,7 @@ def sweep(rows):
 
 
 def plot(files, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     width = 0.8 / len(files)
@@ -82,9 +73,7 @@ def plot(files, out):
     right.set_title("effective bandwidth at 8 B per cell update")
     right.legend()
     fig.suptitle(f"3D heat diffusion on {files[0][1][0]['device']}")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def main(argv):

@@ -7,13 +7,9 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown]
   --markdown  the tables of the lesson: every type at N = 1024 and 4096, gpu3 below vs right,
               and the gpu4 sweep over elements per thread
 """
-import csv
 import sys
 
-
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+from plotting import load, pyplot, save
 
 
 def square(rows):
@@ -25,9 +21,7 @@ def value(r, key, digits=0):
 
 
 def plot(rows, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8.5, 5))
     rows = square(rows)
     colours = {}
@@ -51,9 +45,7 @@ def plot(rows, out):
     ax.set_title(f"matrix multiply on {rows[0]['device']}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def markdown(rows):

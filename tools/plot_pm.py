@@ -11,21 +11,7 @@ import csv
 import io
 import sys
 
-
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
-def copy_gbps(row):
-    return float(row["copy ceiling"].split()[0])
+from plotting import copy_gbps, load, pyplot, save
 
 
 def plot_part2data(rows, out):
@@ -43,9 +29,7 @@ def plot_part2data(rows, out):
     ax.set_title("part2data kernels, H200", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def plot_strips(rows, out):
@@ -63,9 +47,7 @@ def plot_strips(rows, out):
     ax.set_title("force gpu2: strip length, H200", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def plot_transfers(rows, out):
@@ -80,9 +62,7 @@ def plot_transfers(rows, out):
     ax.set_yscale("log")
     ax.set_ylabel("ms (log scale)")
     ax.set_title(f"part2data gpu3, {r['problem'].split()[0]} particles, with the data starting on the host", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def ncu_rows(path):

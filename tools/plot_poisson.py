@@ -7,24 +7,14 @@ Usage: plot_poisson.py PREFIX [--markdown]
   PREFIX_radiator.pgm -> PREFIX_radiator.png  the solution, if the PGM is there
   --markdown          print the tables of the lesson instead
 """
-import csv
 import os
 import sys
 
-
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def copy_gbps(row):
-    return float(row["copy ceiling"].split()[0])
+from plotting import copy_gbps, load, pyplot, save
 
 
 def plot_sizes(rows, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for stage in dict.fromkeys(r["stage"] for r in rows):
         pts = [(int(r["N"]), float(r["gupdates_per_s"])) for r in rows if r["stage"] == stage]
@@ -40,15 +30,11 @@ def plot_sizes(rows, out):
     ax.set_title(f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (gpu1), on {rows[-1]['device'].split(' (')[0]}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def plot_scaling(rows, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
     for stage in ("multi", "nccl"):
         pts = [(int(r["gpus"]), float(r["speedup"]), float(r["efficiency"])) for r in rows if r["stage"].startswith(stage)]
@@ -65,15 +51,11 @@ def plot_scaling(rows, out):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(f"N = {rows[0]['N']}, {rows[0]['iterations']} iterations, H200s joined by NVLink", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    save(fig, out)
 
 
 def pgm_to_png(pgm, out):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     import numpy as np
     data = open(pgm, "rb").read()
     magic, size, maxval, pixels = data.split(b"\n", 3)

@@ -1,0 +1,29 @@
+"""Helpers shared by the chapters' plot scripts: a program's CSV, matplotlib without a display,
+and saving a figure."""
+import csv
+
+
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise SystemExit(f"{path}: no rows")
+    return rows
+
+
+def copy_gbps(row):
+    """The copy ceiling a program notes in every row ("4134 GB/s device-to-device ..."), in GB/s."""
+    return float(row["copy ceiling"].split()[0])
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, out):
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
