@@ -2,7 +2,9 @@
 // and a check of every value. A bad argument ends the program with one line on stderr and
 // exit code 2 (run_main does that), never a crash or a hang.
 #pragma once
+#include <algorithm>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,6 +50,24 @@ class Cli {
   Format* format_ = nullptr;
   bool csv_ = false, json_ = false;
 };
+
+// "all" or a comma-separated list of stage names, each checked against the known ones.
+template <class Stage>
+std::vector<const Stage*> parse_stage_list(const std::string& option, const std::string& text,
+                                           const std::vector<const Stage*>& known) {
+  if (text == "all") return known;
+  std::vector<const Stage*> chosen;
+  std::stringstream list(text);
+  std::string name, names;
+  for (const Stage* s : known) names += std::string(names.empty() ? "" : ", ") + s->name;
+  while (std::getline(list, name, ',')) {
+    auto it = std::find_if(known.begin(), known.end(), [&](const Stage* s) { return name == s->name; });
+    if (it == known.end()) throw UsageError(option + ": unknown stage '" + name + "' (known: all, " + names + ")");
+    chosen.push_back(*it);
+  }
+  if (chosen.empty()) throw UsageError(option + ": no stage named");
+  return chosen;
+}
 
 // Runs a program's body: UsageError -> "program: error: ..." and exit 2; NoDeviceError ->
 // "program: <why>" and exit 77; any other failure (a CUDA error, out of memory) -> exit 1.

@@ -9,7 +9,6 @@
 #include <climits>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "ceilings.h"
 #include "check.h"
@@ -31,21 +30,6 @@ struct Options {
   bool check = false;
   tut::Format format = tut::Format::human;
 };
-
-std::vector<const HeatStage*> parse_stages(const std::string& text) {
-  if (text == "all") return heat_stages();
-  std::vector<const HeatStage*> chosen;
-  std::stringstream list(text);
-  std::string name, known;
-  for (const HeatStage* s : heat_stages()) known += std::string(known.empty() ? "" : ", ") + s->name;
-  while (std::getline(list, name, ',')) {
-    auto it = std::find_if(heat_stages().begin(), heat_stages().end(),
-                           [&](const HeatStage* s) { return name == s->name; });
-    if (it == heat_stages().end()) throw tut::UsageError("--stage: unknown stage '" + name + "' (known: all, " + known + ")");
-    chosen.push_back(*it);
-  }
-  return chosen;
-}
 
 dim3 parse_block(const std::string& text) {
   unsigned x = 0, y = 0, z = 0;
@@ -69,7 +53,7 @@ Options parse(int argc, const char* const* argv) {
   });
   cli.add_int("steps", &o.steps, "time steps per run; times are reported per this many steps", 1, 10000000);
   cli.add_value("stage", "LIST", "stages to run, comma-separated (v0, v0-omp, v1, v2, v3, v4)", "all",
-                [&](const std::string& t) { o.stages = parse_stages(t); });
+                [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, heat_stages()); });
   cli.add_value("block", "XxYxZ", "block shape for every GPU stage instead of its own, e.g. 64x8x1",
                 "each stage's own", [&](const std::string& t) { o.block = parse_block(t); });
   cli.add_int("repeats", &o.repeats, "timed runs per stage; the median is reported", 1, 1000);

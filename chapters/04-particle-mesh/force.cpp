@@ -44,7 +44,7 @@ Options parse(int argc, const char* const* argv) {
     if (!is_power_of_two(o.N)) throw tut::UsageError("--size must be a power of two (indices wrap with & (N - 1)), got " + t);
   });
   cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu-k, gpu2)", "all",
-                [&](const std::string& t) { o.stages = parse_stage_list("--stage", t, force_stages()); });
+                [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, force_stages()); });
   cli.add_value("axis", "LIST", "axes, comma-separated (x, y, z)", "all",
                 [&](const std::string& t) { o.axes = parse_axes(t); });
   cli.add_value("strip", "S", "planes per thread of gpu2, a power of two up to 128", "32", [&](const std::string& t) {

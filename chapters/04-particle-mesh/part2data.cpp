@@ -35,7 +35,7 @@ Options parse(int argc, const char* const* argv) {
   cli.add_int("particles", &o.np, "number of particles", 1, kMaxParticles);
   cli.add_int("mesh", &o.N, "cells per side of the mesh; dx = 1 / mesh, positions in [0, 1)", 1, kMaxMeshSide);
   cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu2, gpu3)", "all",
-                [&](const std::string& t) { o.stages = parse_stage_list("--stage", t, part2data_stages()); });
+                [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, part2data_stages()); });
   cli.add_int("block", &block, "threads per block for every GPU stage (0: each stage's own, 256)", 0, 1024);
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
   cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
@@ -48,12 +48,6 @@ Options parse(int argc, const char* const* argv) {
   o.block = unsigned(block);
   return o;
 }
-
-struct Measured {
-  const Part2DataStage* stage;
-  tut::TimingStats time;
-  bool ok;
-};
 
 std::string check_text(bool ok) { return ok ? "ok" : "FAIL"; }
 
@@ -108,12 +102,12 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
     } else if (!s->on_device) {
       poison_cells(host_data.data(), o.np);
       t = tut::time_host([&] { s->run(m, o.np, pos.data(), host_data.data(), 0, nullptr); }, 1, o.cpu_repeats);
-      ok = matches(*s, host_data.data(), reference, "");
+      ok = matches(*s, host_data.data(), reference, "on its own");
     } else {
       CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
       t = time_kernel(*s, m, o, d_pos, d_data);
       d_data.download(host_data.data());
-      ok = matches(*s, host_data.data(), reference, "");
+      ok = matches(*s, host_data.data(), reference, "on its own");
     }
     all_ok = all_ok && ok;
     const double rate = o.np / (t.median_ms * 1e-3);

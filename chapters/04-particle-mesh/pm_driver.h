@@ -1,34 +1,13 @@
 // Helpers shared by the chapter's two programs, part2data and force.
 #pragma once
-#include <algorithm>
 #include <cstdio>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include "ceilings.h"
 #include "cli.h"
 #include "device.h"
 #include "particle_mesh.h"
 #include "report.h"
-
-// "all" or a comma-separated list of stage names, each checked against the known ones.
-template <class Stage>
-std::vector<const Stage*> parse_stage_list(const std::string& option, const std::string& text,
-                                           const std::vector<const Stage*>& known) {
-  if (text == "all") return known;
-  std::vector<const Stage*> chosen;
-  std::stringstream list(text);
-  std::string name, names;
-  for (const Stage* s : known) names += std::string(names.empty() ? "" : ", ") + s->name;
-  while (std::getline(list, name, ',')) {
-    auto it = std::find_if(known.begin(), known.end(), [&](const Stage* s) { return name == s->name; });
-    if (it == known.end()) throw tut::UsageError(option + ": unknown stage '" + name + "' (known: all, " + names + ")");
-    chosen.push_back(*it);
-  }
-  if (chosen.empty()) throw tut::UsageError(option + ": no stage named");
-  return chosen;
-}
 
 // Measures the device-to-device copy in this run and notes it; returns it in GB/s (0 without a GPU).
 inline double note_copy_ceiling(tut::Table& table, const tut::DeviceInfo& device) {
