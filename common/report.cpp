@@ -23,12 +23,7 @@ Cell Cell::str(std::string s) {
   return c;
 }
 
-Cell Cell::none() {
-  Cell c;
-  c.text = "-";
-  c.missing = true;
-  return c;
-}
+Cell Cell::none() { return Cell{"-", 0, false, true}; }
 
 void Table::add_row(std::vector<Cell> row) {
   if (row.size() != columns_.size())

@@ -2,6 +2,7 @@
 // Outputs are poisoned with NaN before a run, so an element a stage never wrote shows up as
 // a NaN mismatch; a NaN anywhere (output or reference) is always a mismatch.
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,8 +17,12 @@ struct Tolerance {
   double atol, rtol;
 };
 
-struct Extent3 {  // x fastest: element (i, j, k) is at (k * ny + j) * nx + i
+struct Extent3 {  // x fastest: the element at (x, y, z) is at (z * ny + y) * nx + x
   size_t nx = 1, ny = 1, nz = 1;
+  // What each axis (x, y, z) is called in messages: {"column", "row", ""} for a row-major
+  // matrix. Positions are printed slowest axis first, as in C's a[z][y][x], and an axis of
+  // extent 1 is left out: "at (row=2, column=7)", "at (k=1, j=2, i=3)".
+  std::array<const char*, 3> names = {"i", "j", "k"};
   size_t count() const { return nx * ny * nz; }
 };
 
@@ -27,6 +32,7 @@ struct Mismatch {
 };
 
 struct ValidationReport {
+  Extent3 extent;
   size_t checked = 0, mismatches = 0, nans = 0;
   double max_abs_err = 0, max_rel_err = 0;  // over the elements that are not NaN
   std::vector<Mismatch> first;              // the first few, in memory order
@@ -37,6 +43,7 @@ struct ValidationReport {
 template <class T>
 ValidationReport compare(const T* got, const T* want, Extent3 ext, Tolerance tol, size_t listed = 5) {
   ValidationReport r;
+  r.extent = ext;
   r.checked = ext.count();
   for (size_t idx = 0; idx < r.checked; ++idx) {
     const double g = double(got[idx]), w = double(want[idx]);

@@ -9,6 +9,7 @@
 #   force_sizes      the GPU force stages from 128^3 to 1024^3
 #   usage: tools/bench_pm.sh BUILD_DIR OUT_DIR [NAME]
 set -euo pipefail
+source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
 dir="${1:?build directory}/chapters/04-particle-mesh"
 out=${2:?output directory}
 name=${3:-gpu}
@@ -31,6 +32,6 @@ for N in 256 512 1024; do
   append strips "$dir/force" --size $N --stage gpu2 --axis x,y --sweep-strips --cpu-repeats 1
 done
 for N in 128 256 512 1024; do
-  append force_sizes "$dir/force" --size $N --stage gpu1,gpu-k,gpu2 --cpu-repeats 1
+  append force_sizes "$dir/force" --size $N --stage gpu1,gpu_k,gpu2 --cpu-repeats 1
 done
 echo "wrote $out/${name}_*.csv"

@@ -5,19 +5,20 @@
 #                     beside gpu2 on one GPU measured in the same run
 #   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
 set -euo pipefail
-poisson="${1:?build directory}/chapters/03-poisson/poisson"
+source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+jacobi="${1:?build directory}/chapters/03-poisson/jacobi"
 out=${2:?output directory}
 name=${3:-gpu}
 max_gpus=${4:-4}
 mkdir -p "$out"
 append() {  # run one configuration; keep the header of the first run only
   local file=$1; shift
-  if [ -s "$file" ]; then "$poisson" "$@" --csv | tail -n +2 >> "$file"; else "$poisson" "$@" --csv > "$file"; fi
+  if [ -s "$file" ]; then "$jacobi" "$@" --csv | tail -n +2 >> "$file"; else "$jacobi" "$@" --csv > "$file"; fi
 }
 sizes="$out/${name}_sizes.csv"; scaling="$out/${name}_scaling.csv"
 rm -f "$sizes" "$scaling"
 for N in 64 128; do append "$sizes" gpu1 $N 10; done
-for N in 256 512 1024 2048; do append "$sizes" cpu-omp $N 100; done
+for N in 256 512 1024 2048; do append "$sizes" cpu_omp $N 100; done
 for N in 256 512 1024 2048 4096 8192 16384; do
   append "$sizes" gpu2 $N 1000
   append "$sizes" gpu3 $N 1000

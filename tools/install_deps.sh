@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine with the CUDA Toolkit lacks to build and test
 # the tutorial: OpenBLAS, GoogleTest and pkg-config from the distribution, and Meson (>= 1.4),
-# Ninja and markdown (for the slides) from PyPI into .venv/. Installs nothing already there.
+# Ninja, markdown (for the slides) and matplotlib (for the plots) from PyPI into .venv/.
+# Installs nothing already there. `source .venv/bin/activate` then puts all of it, and nvcc,
+# on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+cuda_bin=/usr/local/cuda/bin
+if ! command -v nvcc >/dev/null && [ ! -x "$cuda_bin/nvcc" ]; then
   echo "install_deps: nvcc not found: install the CUDA Toolkit (12 or newer) first" >&2
   exit 1
 fi
 
-packages=(libopenblas-dev libgtest-dev pkg-config)
-python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv)
+# Meson finds OpenBLAS and GoogleTest through pkg-config: ask it, not the package manager.
 missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+if command -v pkg-config >/dev/null; then
+  pkg-config --exists openblas || missing+=(libopenblas-dev)
+  pkg-config --exists gtest || missing+=(libgtest-dev)
+else
+  missing+=(libopenblas-dev libgtest-dev)
+fi
+python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing ${missing[*]}"
@@ -22,5 +31,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check 'meson>=1.4' ninja markdown
-echo "install_deps: ready (meson $(.venv/bin/meson --version), $(nvcc --version 2>/dev/null | tail -1 || /usr/local/cuda/bin/nvcc --version | tail -1))"
+.venv/bin/python -m pip install -q --disable-pip-version-check 'meson>=1.4' ninja markdown matplotlib
+if [ -x "$cuda_bin/nvcc" ] && ! grep -q "$cuda_bin" .venv/bin/activate; then
+  echo "export PATH=\"\$PATH:$cuda_bin\"  # nvcc, for Meson (added by tools/install_deps.sh)" >> .venv/bin/activate
+fi
+echo "install_deps: ready (meson $(.venv/bin/meson --version), $(PATH="$PATH:$cuda_bin" nvcc --version | tail -1))"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate exercises/ from solutions/: each stage file is copied with its marked lines
-replaced by a TODO that states the task.
+"""Generate the exercise skeletons from solutions/: each stage file is copied with its marked
+lines replaced by a TODO that states the task.
 
 In a solution file:
     // EXERCISE: what the student must write       (more lines of the task may follow as
@@ -9,14 +9,30 @@ In a solution file:
     // SKELETON: a line the skeleton gets instead   (optional, any number)
     // END EXERCISE
 
-Usage: make_exercises.py            write exercises/
-       make_exercises.py --check    exit 1 if exercises/ is not what solutions/ generates
+exercises/ is the students' to edit, so this script never takes it as its reference. It keeps
+a record, tools/exercise_skeletons.sha256, of the skeleton it last wrote for each file.
+
+Usage (the maintainer's commands; a student never needs them):
+  make_exercises.py            write exercises/ and the record; a file that differs from the
+                               skeleton recorded for it (someone's work) is not overwritten
+  make_exercises.py --force    overwrite those too
+  make_exercises.py --check    exit 1 if the record is not what solutions/ generates now, that
+                               is, if solutions/ changed and exercises/ was not regenerated
+  make_exercises.py --check --pristine
+                               also exit 1 if an exercises/ file differs from its skeleton (for
+                               the course's own repository, where nobody solves them)
+  make_exercises.py --out DIR SOLUTION...
+                               write the skeletons of these solution files into DIR (the build
+                               compiles them to check that pristine skeletons fail their tests)
 """
+import hashlib
 import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+RECORD = ROOT / "tools" / "exercise_skeletons.sha256"
 SOURCES = ("*.cu", "*.cpp", "*.h", "*.cuh")
+MAINTAINER_COMMAND = "python3 tools/make_exercises.py"
 
 
 def skeleton(text: str, origin: str) -> str:
@@ -48,33 +64,98 @@ def skeleton(text: str, origin: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def expected_exercises():
-    for chapter in sorted((ROOT / "solutions").iterdir()):
-        for pattern in SOURCES:
-            for source in sorted(chapter.glob(pattern)):
-                origin = source.relative_to(ROOT).as_posix()
-                target = ROOT / "exercises" / chapter.name / source.name
-                yield target, skeleton(source.read_text(), origin)
+def skeleton_of(source: pathlib.Path) -> str:
+    return skeleton(source.read_text(), source.resolve().relative_to(ROOT).as_posix())
 
 
-def main() -> int:
-    check = "--check" in sys.argv[1:]
-    stale = []
-    for target, text in expected_exercises():
-        if check:
-            if not target.exists() or target.read_text() != text:
-                stale.append(target.relative_to(ROOT).as_posix())
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-    if stale:
-        print("exercises/ is stale: " + ", ".join(stale) +
-              "; run python3 tools/make_exercises.py and commit the result", file=sys.stderr)
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def expected_skeletons():
+    """{"01-heat/v1_naive.cu": skeleton text} for every stage file in solutions/."""
+    return {f"{chapter.name}/{source.name}": skeleton_of(source)
+            for chapter in sorted((ROOT / "solutions").iterdir()) if chapter.is_dir()
+            for pattern in SOURCES for source in sorted(chapter.glob(pattern))}
+
+
+def read_record():
+    if not RECORD.exists():
+        return {}
+    lines = [line.split() for line in RECORD.read_text().splitlines() if line and not line.startswith("#")]
+    return {name: sha for sha, name in lines}
+
+
+def write_record(skeletons):
+    lines = ["# The skeleton tools/make_exercises.py last wrote for each file of exercises/ (sha256).",
+             f"# Written by `{MAINTAINER_COMMAND}`; the test exercises-current compares it with solutions/."]
+    lines += [f"{digest(text)}  {name}" for name, text in sorted(skeletons.items())]
+    RECORD.write_text("\n".join(lines) + "\n")
+
+
+def write_exercises(force: bool) -> int:
+    skeletons, record = expected_skeletons(), read_record()
+    kept = []
+    for name, text in skeletons.items():
+        target = ROOT / "exercises" / name
+        if target.exists():
+            current = target.read_text()
+            if current == text:
+                continue
+            if digest(current) != record.get(name) and not force:
+                kept.append(f"exercises/{name}")  # not the skeleton it was given: someone's work
+                continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    write_record(skeletons)
+    if kept:
+        print("make_exercises: not overwritten, because they differ from the skeletons written before "
+              "(someone's work?): " + ", ".join(kept) + ". Rerun with --force to replace them.", file=sys.stderr)
         return 1
-    if check:
-        print("exercises/ is current with solutions/")
+    print(f"make_exercises: exercises/ holds the skeletons of {len(skeletons)} stage files")
     return 0
 
 
+def check(pristine: bool) -> int:
+    skeletons, record = expected_skeletons(), read_record()
+    stale = sorted(set(skeletons) ^ set(record) | {n for n in skeletons if record.get(n) != digest(skeletons[n])})
+    missing = [n for n in skeletons if not (ROOT / "exercises" / n).exists()]
+    edited = [n for n in skeletons if n not in missing and (ROOT / "exercises" / n).read_text() != skeletons[n]]
+    problems = []
+    if stale:
+        problems.append("solutions/ changed since exercises/ was generated (" + ", ".join(stale) +
+                        f"): the maintainer must run `{MAINTAINER_COMMAND}` and commit exercises/ and the record")
+    if missing:
+        problems.append("missing: " + ", ".join(f"exercises/{n}" for n in missing))
+    if pristine and edited:
+        problems.append("not their generated skeletons: " + ", ".join(f"exercises/{n}" for n in edited))
+    for problem in problems:
+        print("make_exercises --check: " + problem, file=sys.stderr)
+    if problems:
+        return 1
+    print(f"exercises/ is current with solutions/ ({len(skeletons)} stage files; "
+          f"{len(edited)} of them edited since, which is a student's work)")
+    return 0
+
+
+def write_out(out_dir: pathlib.Path, sources) -> int:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for source in map(pathlib.Path, sources):
+        (out_dir / source.name).write_text(skeleton_of(source))
+    return 0
+
+
+def main(argv) -> int:
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return 0
+    if "--out" in argv:
+        at = argv.index("--out")
+        return write_out(pathlib.Path(argv[at + 1]), argv[at + 2:])
+    if "--check" in argv:
+        return check("--pristine" in argv)
+    return write_exercises("--force" in argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

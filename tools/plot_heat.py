@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot and tabulate the heat chapter's results from the CSVs that `heat --csv` writes.
+"""Plot and tabulate the heat chapter's results from the CSVs that `heat3d --csv` writes.
 
 Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--sweep]
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling

@@ -55,7 +55,7 @@ def markdown(rows):
         print("| type | host to host (ms) | host to host GFLOP/s | device only (ms) | device only GFLOP/s |")
         print("|---|---:|---:|---:|---:|")
         for r in sq:
-            if int(r["m"]) == n and not r["type"].startswith("gpu4-"):
+            if int(r["m"]) == n and not r["type"].startswith("gpu4_"):
                 name = r["type"] + (f" ({r['cpu_threads']} threads)" if r["type"] == "lib" else "")
                 print(f"| {name} | {value(r, 'host_ms', 2)} | {value(r, 'host_gflops')} | {value(r, 'device_ms', 2)} "
                       f"| {value(r, 'device_gflops')} |")
@@ -63,7 +63,7 @@ def markdown(rows):
     sizes = sorted({int(r["m"]) for r in sq if int(r["m"]) >= 256})
     by = {(r["type"], int(r["m"])): r for r in sq}
     print("Device-only GFLOP/s by N:\n")
-    types = ["gpu2", "gpu3", "gpu3r", "gpu4-2", "gpu4", "gpu4-8", "gpu4-16", "gpu5", "gpulib"]
+    types = ["gpu2", "gpu3", "gpu3r", "gpu4_2", "gpu4", "gpu4_8", "gpu4_16", "gpu5", "gpulib"]
     print("| N | " + " | ".join(t.replace("gpu4", "gpu4 (4)") if t == "gpu4" else t for t in types) + " |")
     print("|---:|" + "---:|" * len(types))
     for n in sizes:

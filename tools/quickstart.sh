@@ -6,4 +6,4 @@ export PATH="$PATH:/usr/local/cuda/bin"
 bash tools/install_deps.sh
 [ -d build ] || .venv/bin/meson setup build
 .venv/bin/meson compile -C build
-build/chapters/01-heat/heat
+build/chapters/01-heat/heat3d

@@ -3,7 +3,8 @@
 # over a range of shapes, into one CSV. Shows how much of v1 -> v2 is the shape alone.
 #   usage: tools/sweep_heat_blocks.sh BUILD_DIR OUT.csv
 set -euo pipefail
-heat="${1:?build directory}/chapters/01-heat/heat"
+source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+heat="${1:?build directory}/chapters/01-heat/heat3d"
 out=${2:?output csv}
 shapes="32x1x1 64x1x1 128x1x1 256x1x1 512x1x1 1024x1x1 32x4x1 32x8x1 32x16x1 64x2x1 64x4x1 64x8x1 64x16x1 128x2x1 128x4x1 128x8x1 256x2x1 256x4x1"
 first=1

@@ -44,5 +44,5 @@ struct HeatStage {
 
 extern const HeatStage heat_v0, heat_v0_omp, heat_v1, heat_v2, heat_v3, heat_v4;
 
-// All stages in lesson order: v0, v0-omp, v1, v2, v3, v4.
+// All stages in lesson order: v0, v0_omp, v1, v2, v3, v4.
 const std::vector<const HeatStage*>& heat_stages();

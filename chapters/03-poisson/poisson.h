@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device.h"
+#include "validate.h"
 
 using tut::blocks_for;
 
@@ -18,6 +19,8 @@ struct PoissonGrid {
   int width() const { return N + 2; }
   size_t cells() const { return size_t(N + 2) * (N + 2); }
   double h() const { return 2.0 / (N + 1); }
+  // For comparisons: the field with its boundary, row by row; a position reads "(row=3, column=5)".
+  tut::Extent3 extent() const { return {size_t(width()), size_t(width()), 1, {"column", "row", ""}}; }
 };
 
 struct PoissonProblem {

@@ -43,7 +43,7 @@ Options parse(int argc, const char* const* argv) {
     o.N = int(tut::parse_integer("--size", t, 2, kMaxMeshSide));
     if (!is_power_of_two(o.N)) throw tut::UsageError("--size must be a power of two (indices wrap with & (N - 1)), got " + t);
   });
-  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu-k, gpu2)", "all",
+  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu_omp, gpu1, gpu_k, gpu2)", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, force_stages()); });
   cli.add_value("axis", "LIST", "axes, comma-separated (x, y, z)", "all",
                 [&](const std::string& t) { o.axes = parse_axes(t); });
@@ -132,12 +132,11 @@ int main(int argc, char** argv) {
         }
         bool ok = true;
         if (&s != &force_cpu) {
-          const tut::ValidationReport v =
-              tut::compare(f.data(), reference.data(), {size_t(m.N), size_t(m.N), size_t(m.N)}, force_tolerance(m));
+          const tut::ValidationReport v = tut::compare(f.data(), reference.data(), m.extent(), force_tolerance(m));
           ok = v.ok();
           if (!ok)
             std::cerr << "force: stage " << s.name << " (axis " << axis_name(axis) << ") differs from cpu (edit "
-                      << s.source << "; positions are listed as (k, j, i)): " << v.summary() << "\n";
+                      << s.source << "): " << v.summary() << "\n";
         }
         all_ok = all_ok && ok;
         const double rate = double(cells) / (t.median_ms * 1e-3);

@@ -34,7 +34,7 @@ Options parse(int argc, const char* const* argv) {
                             "stages, checks each against the cpu stage, and times it.");
   cli.add_int("particles", &o.np, "number of particles", 1, kMaxParticles);
   cli.add_int("mesh", &o.N, "cells per side of the mesh; dx = 1 / mesh, positions in [0, 1)", 1, kMaxMeshSide);
-  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu-omp, gpu1, gpu2, gpu3)", "all",
+  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu_omp, gpu1, gpu2, gpu3)", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, part2data_stages()); });
   cli.add_int("block", &block, "threads per block for every GPU stage (0: each stage's own, 256)", 0, 1024);
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
@@ -53,7 +53,7 @@ std::string check_text(bool ok) { return ok ? "ok" : "FAIL"; }
 
 // Compares with the reference; a mismatch is reported on stderr with the file to edit.
 bool matches(const Part2DataStage& s, const int* got, const std::vector<int>& want, const char* how) {
-  const tut::ValidationReport r = tut::compare(got, want.data(), {want.size(), 1, 1}, {0, 0});
+  const tut::ValidationReport r = tut::compare(got, want.data(), particles_extent(want.size()), {0, 0});
   if (!r.ok())
     std::cerr << "part2data: stage " << s.name << " " << how << " differs from cpu (edit " << s.source
               << "): " << r.summary() << "\n";

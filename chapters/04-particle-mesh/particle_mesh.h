@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device.h"
+#include "validate.h"
 
 using tut::blocks_for;
 
@@ -17,7 +18,12 @@ struct Mesh {
   int N;     // cells per side; a power of two for the forces (indices wrap with & (N - 1))
   float dx;  // cell size: positions lie in [0, N dx)
   int cells() const { return N * N * N; }  // N <= 1024: fits an int
+  // For comparisons: k is the fastest axis, and a position reads "(i=.., j=.., k=..)".
+  tut::Extent3 extent() const { return {size_t(N), size_t(N), size_t(N), {"k", "j", "i"}}; }
 };
+
+// For comparisons of one value per particle: a position reads "(particle=17)".
+inline tut::Extent3 particles_extent(size_t np) { return {np, 1, 1, {"particle", "", ""}}; }
 
 // Kernels index with ints: 3 np floats and N^3 cells must stay below 2^31.
 constexpr int kMaxParticles = 1 << 29;

@@ -1,6 +1,6 @@
 // Exercise skeleton generated from solutions/01-heat/v0_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage v0-omp: the same CPU loop shared among all cores with OpenMP: the honest CPU
+// Stage v0_omp: the same CPU loop shared among all cores with OpenMP: the honest CPU
 // baseline a GPU stage should be compared with.
 // Change from v0: one pragma; the (k, j) rows are split among the threads, and each row
 // still runs in order, so the inner loop stays vectorisable.
@@ -16,4 +16,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cud
 
 }  // namespace
 
-const HeatStage heat_v0_omp = {"v0-omp", "CPU loop, OpenMP", false, {}, step, HEAT_STAGE_FILE("v0_omp.cpp")};
+const HeatStage heat_v0_omp = {"v0_omp", "CPU loop, OpenMP", false, {}, step, HEAT_STAGE_FILE("v0_omp.cpp")};

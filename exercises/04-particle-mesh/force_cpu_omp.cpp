@@ -1,6 +1,6 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/force_cpu_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Force stage cpu-omp: the cpu stage's loop nest with its planes i shared among the cores by
+// Force stage cpu_omp: the cpu stage's loop nest with its planes i shared among the cores by
 // one OpenMP pragma. The limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"
 
@@ -15,4 +15,4 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t)
 
 }  // namespace
 
-const ForceStage force_cpu_omp = {"cpu-omp", "OpenMP over the planes i", false, 0b111, run, PM_STAGE_FILE("force_cpu_omp.cpp")};
+const ForceStage force_cpu_omp = {"cpu_omp", "OpenMP over the planes i", false, 0b111, run, PM_STAGE_FILE("force_cpu_omp.cpp")};

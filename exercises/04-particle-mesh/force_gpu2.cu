@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // Force stage gpu2: forcex (and forcey) after loop interchange and strip mining.
 //   - Interchange: the thread index runs along k, the fastest axis, so a warp reads and writes
-//     128 consecutive bytes: every sector fully used (stage gpu-k does only this).
+//     128 consecutive bytes: every sector fully used (stage gpu_k does only this).
 //   - Strip mining: each thread walks a strip of STRIP cells along the axis of the difference.
 //     The value it loads for cell c + 1 is the one it needs again as the centre and then as the
 //     left neighbour, so it keeps three values a (c - 1), b (c), c (c + 1) in registers and

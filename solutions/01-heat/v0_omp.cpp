@@ -1,4 +1,4 @@
-// Stage v0-omp: the same CPU loop shared among all cores with OpenMP: the honest CPU
+// Stage v0_omp: the same CPU loop shared among all cores with OpenMP: the honest CPU
 // baseline a GPU stage should be compared with.
 // Change from v0: one pragma; the (k, j) rows are split among the threads, and each row
 // still runs in order, so the inner loop stays vectorisable.
@@ -23,4 +23,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cud
 
 }  // namespace
 
-const HeatStage heat_v0_omp = {"v0-omp", "CPU loop, OpenMP", false, {}, step, HEAT_STAGE_FILE("v0_omp.cpp")};
+const HeatStage heat_v0_omp = {"v0_omp", "CPU loop, OpenMP", false, {}, step, HEAT_STAGE_FILE("v0_omp.cpp")};

@@ -47,6 +47,6 @@ extern "C" void matmult_gpu4(int m, int n, int k, double* A, double* B, double* 
 }
 
 const MatmulStage matmul_gpu4 = {"gpu4", "4 elements per thread", matmult_gpu4, launch<4>, MATMUL_STAGE_FILE("gpu4.cu")};
-const MatmulStage matmul_gpu4_e2 = {"gpu4-2", "2 elements per thread", nullptr, launch<2>, MATMUL_STAGE_FILE("gpu4.cu")};
-const MatmulStage matmul_gpu4_e8 = {"gpu4-8", "8 elements per thread", nullptr, launch<8>, MATMUL_STAGE_FILE("gpu4.cu")};
-const MatmulStage matmul_gpu4_e16 = {"gpu4-16", "16 elements per thread", nullptr, launch<16>, MATMUL_STAGE_FILE("gpu4.cu")};
+const MatmulStage matmul_gpu4_e2 = {"gpu4_2", "2 elements per thread", nullptr, launch<2>, MATMUL_STAGE_FILE("gpu4.cu")};
+const MatmulStage matmul_gpu4_e8 = {"gpu4_8", "8 elements per thread", nullptr, launch<8>, MATMUL_STAGE_FILE("gpu4.cu")};
+const MatmulStage matmul_gpu4_e16 = {"gpu4_16", "16 elements per thread", nullptr, launch<16>, MATMUL_STAGE_FILE("gpu4.cu")};

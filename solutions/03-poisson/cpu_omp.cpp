@@ -1,4 +1,4 @@
-// Stage cpu-omp: the same sweep shared among the CPU's cores with OpenMP.
+// Stage cpu_omp: the same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"
 
@@ -23,4 +23,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_cpu_omp = {"cpu-omp", "Jacobi, OpenMP", false, false, solve, POISSON_STAGE_FILE("cpu_omp.cpp")};
+const PoissonStage poisson_cpu_omp = {"cpu_omp", "Jacobi, OpenMP", false, false, solve, POISSON_STAGE_FILE("cpu_omp.cpp")};

@@ -1,4 +1,4 @@
-// Force stage gpu-k: loop interchange alone. Threads run along k, the fastest axis, for any
+// Force stage gpu_k: loop interchange alone. Threads run along k, the fastest axis, for any
 // axis of the difference, one cell per thread: every load and store of a warp is 128
 // consecutive bytes (for z, shifted by one float, which the L1 cache absorbs: the shifted
 // sectors are the ones the warp's own row brings in). Each thread loads its two neighbours
@@ -29,5 +29,5 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t 
 
 }  // namespace
 
-const ForceStage force_gpu_k = {"gpu-k", "threads along k, one cell each (interchange)", true, 0b111, run,
+const ForceStage force_gpu_k = {"gpu_k", "threads along k, one cell each (interchange)", true, 0b111, run,
                                 PM_STAGE_FILE("force_gpu_k.cu")};

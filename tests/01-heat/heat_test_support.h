@@ -8,6 +8,7 @@
 #include "heat.h"
 #include "heat_reference.h"
 #include "heat_run.h"
+#include "stage_param.h"
 #include "validate.h"
 
 inline std::string describe(const HeatGrid& g) {
@@ -68,14 +69,6 @@ inline std::vector<HeatGrid> awkward_grids() {
 }
 
 constexpr HeatGrid kDefaultGrid{128, 128, 128};
-
-// gtest parameter names allow letters, digits and '_' only: "v0-omp" -> "v0_omp".
-inline std::string param_name(const testing::TestParamInfo<const HeatStage*>& info) {
-  std::string name = info.param->name;
-  for (char& ch : name)
-    if (ch == '-') ch = '_';
-  return name;
-}
 
 // The tests of one stage; the CPU and GPU suites instantiate it with their stages.
 class HeatStageTest : public testing::TestWithParam<const HeatStage*> {};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The heat driver's command line: --help works, and every bad argument ends the program
+"""The heat driver heat3d's command line: --help works, and every bad argument ends the program
 with exactly one line on stderr and exit code 2 (no crash, no hang, no GPU needed)."""
 import subprocess
 import sys
@@ -17,11 +17,11 @@ failures = []
 for args in BAD:
     run = subprocess.run([heat, *args], capture_output=True, text=True, timeout=60)
     lines = run.stderr.strip().splitlines()
-    if run.returncode != 2 or len(lines) != 1 or not lines[0].startswith("heat: error: "):
+    if run.returncode != 2 or len(lines) != 1 or not lines[0].startswith("heat3d: error: "):
         failures.append(f"{args}: exit {run.returncode}, stderr {run.stderr!r}")
 
 run = subprocess.run([heat, "--help"], capture_output=True, text=True, timeout=60)
-if run.returncode != 0 or "usage: heat" not in run.stdout or "--block" not in run.stdout:
+if run.returncode != 0 or "usage: heat3d" not in run.stdout or "--block" not in run.stdout:
     failures.append(f"--help: exit {run.returncode}, stdout {run.stdout[:200]!r}")
 
 for failure in failures:

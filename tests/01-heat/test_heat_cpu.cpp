@@ -2,7 +2,7 @@
 // wrong CPU stage that the checks must reject.
 #include "heat_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Cpu, HeatStageTest, testing::Values(&heat_v0, &heat_v0_omp), param_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, HeatStageTest, testing::Values(&heat_v0, &heat_v0_omp), stage_param_name<HeatStage>);
 
 namespace {
 

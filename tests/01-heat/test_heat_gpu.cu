@@ -4,10 +4,10 @@
 #include "check.h"
 #include "heat_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Gpu, HeatStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), param_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, HeatStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), stage_param_name<HeatStage>);
 
 class HeatGpuStageTest : public HeatStageTest {};
-INSTANTIATE_TEST_SUITE_P(Gpu, HeatGpuStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), param_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, HeatGpuStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), stage_param_name<HeatStage>);
 
 // The driver's --block lets any shape run any stage: shapes that divide nothing must work.
 TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "matmul.h"
+#include "stage_param.h"
 #include "validate.h"
 
 struct Shape {
@@ -21,13 +22,6 @@ inline std::string describe(const Shape& s) {
 
 // So that gtest names a type in its reports instead of printing an address.
 inline void PrintTo(const MatmulStage* s, std::ostream* out) { *out << s->name; }
-
-inline std::string param_name(const testing::TestParamInfo<const MatmulStage*>& info) {
-  std::string name = info.param->name;
-  for (char& ch : name)
-    if (ch == '-') ch = '_';
-  return name;
-}
 
 // C = A B through the type's course function (host pointers), or, for a GPU variant with no
 // course function, through its launcher inside the same allocate/copy/launch wrapper.
@@ -57,10 +51,10 @@ inline testing::AssertionResult matches_reference(const MatmulStage& s, const Sh
   // |a b| < 1, so any order of summation is within a few k * eps of the exact sum.
   const tut::Tolerance tolerance{8.0 * sh.k * DBL_EPSILON, 0.0};
   const tut::ValidationReport r =
-      tut::compare(C.data(), want.data(), {size_t(sh.n), size_t(sh.m), 1}, tolerance);  // i: column, j: row
+      tut::compare(C.data(), want.data(), {size_t(sh.n), size_t(sh.m), 1, {"column", "row", ""}}, tolerance);
   if (r.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "matmult_" << s.name << " differs from the reference at m x n x k = "
-                                     << describe(sh) << " (in the listing, i is the column of C, j the row): "
+                                     << describe(sh) << ": "
                                      << r.summary() << "\n  -> edit " << s.source << " (type " << s.name << ")";
 }
 

@@ -1,7 +1,7 @@
 // The CPU types of chapter 02-matmul, and a deliberately wrong one the checks must reject.
 #include "matmul_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Cpu, MatmulTypeTest, testing::Values(&matmul_nat, &matmul_lib), param_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, MatmulTypeTest, testing::Values(&matmul_nat, &matmul_lib), stage_param_name<MatmulStage>);
 
 namespace {
 

@@ -7,7 +7,7 @@ INSTANTIATE_TEST_SUITE_P(Gpu, MatmulTypeTest,
                          testing::Values(&matmul_gpu1, &matmul_gpu2, &matmul_gpu3, &matmul_gpu3r, &matmul_gpu4,
                                          &matmul_gpu5, &matmul_gpulib, &matmul_gpu4_e2, &matmul_gpu4_e8,
                                          &matmul_gpu4_e16),
-                         param_name);
+                         stage_param_name<MatmulStage>);
 
 namespace {
 

@@ -8,16 +8,10 @@
 #include <vector>
 
 #include "poisson.h"
+#include "stage_param.h"
 #include "validate.h"
 
 inline void PrintTo(const PoissonStage* s, std::ostream* out) { *out << s->name; }
-
-inline std::string param_name(const testing::TestParamInfo<const PoissonStage*>& info) {
-  std::string name = info.param->name;
-  for (char& ch : name)
-    if (ch == '-') ch = '_';
-  return name;
-}
 
 // The tests' own Jacobi loop, written separately from the stages.
 inline std::vector<double> reference_jacobi(const PoissonProblem& p, int iterations) {
@@ -47,11 +41,10 @@ inline std::vector<double> solve_with(const PoissonStage& s, const PoissonProble
 inline testing::AssertionResult same_field(const PoissonStage& s, const std::vector<double>& got,
                                            const std::vector<double>& want, const PoissonGrid& g, double tolerance,
                                            const std::string& what) {
-  const tut::ValidationReport r =
-      tut::compare(got.data(), want.data(), {size_t(g.width()), size_t(g.width()), 1}, {tolerance, tolerance});
+  const tut::ValidationReport r = tut::compare(got.data(), want.data(), g.extent(), {tolerance, tolerance});
   if (r.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "stage " << s.name << " differs from " << what << " at N = " << g.N
-                                     << " (i: column, j: row): " << r.summary() << "\n  -> edit " << s.source
+                                     << ": " << r.summary() << "\n  -> edit " << s.source
                                      << " (stage " << s.name << ")";
 }
 

@@ -1,25 +1,25 @@
 #!/usr/bin/env python3
-"""The poisson program's command line: bad arguments end with exit 2 and one stderr line;
+"""The jacobi program's command line: bad arguments end with exit 2 and one stderr line;
 --help works; a CPU run prints its table and writes a PGM image (no GPU needed)."""
 import os
 import subprocess
 import sys
 import tempfile
 
-poisson = sys.argv[1]
+jacobi = sys.argv[1]
 failures = []
 for args in (["gpu9", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-1"], ["cpu", "x", "10"], ["cpu", "10"],
              ["cpu", "10", "10", "-1e-3"], ["cpu", "10", "10", "abc"], ["multi", "10", "10", "1e-3"],
              ["cpu", "10", "10", "--parts", "0"], ["cpu", "10", "10", "--bogus"], ["cpu", "10", "10", "1", "2"]):
-    r = subprocess.run([poisson, *args], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([jacobi, *args], capture_output=True, text=True, timeout=60)
     lines = r.stderr.strip().splitlines()
-    if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("poisson: error: "):
+    if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("jacobi: error: "):
         failures.append(f"{args}: exit {r.returncode}, stderr {r.stderr!r}")
-if subprocess.run([poisson, "--help"], capture_output=True, timeout=60).returncode != 0:
+if subprocess.run([jacobi, "--help"], capture_output=True, timeout=60).returncode != 0:
     failures.append("--help failed")
 with tempfile.TemporaryDirectory() as tmp:
     image = os.path.join(tmp, "u.pgm")
-    r = subprocess.run([poisson, "cpu", "30", "500", "1e-4", "--check-every", "50", "--pgm", image],
+    r = subprocess.run([jacobi, "cpu", "30", "500", "1e-4", "--check-every", "50", "--pgm", image],
                        capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or "cpu" not in r.stdout:
         failures.append(f"cpu run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")

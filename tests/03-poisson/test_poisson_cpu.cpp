@@ -5,7 +5,7 @@
 #include "poisson_test_support.h"
 
 class PoissonCpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(Cpu, PoissonCpuTest, testing::Values(&poisson_cpu, &poisson_cpu_omp), param_name);
+INSTANTIATE_TEST_SUITE_P(Cpu, PoissonCpuTest, testing::Values(&poisson_cpu, &poisson_cpu_omp), stage_param_name<PoissonStage>);
 
 TEST_P(PoissonCpuTest, MatchesReferenceOnAwkwardSizes) {
   for (int N : awkward_sizes())

@@ -4,7 +4,7 @@
 #include "poisson_test_support.h"
 
 class PoissonGpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(Gpu, PoissonGpuTest, testing::Values(&poisson_gpu1, &poisson_gpu2, &poisson_gpu3), param_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, PoissonGpuTest, testing::Values(&poisson_gpu1, &poisson_gpu2, &poisson_gpu3), stage_param_name<PoissonStage>);
 
 TEST_P(PoissonGpuTest, MatchesReferenceOnAwkwardSizes) {
   const bool one_thread = GetParam() == &poisson_gpu1;

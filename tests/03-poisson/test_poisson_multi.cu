@@ -17,7 +17,7 @@ class PoissonMultiGpuTest : public testing::TestWithParam<const PoissonStage*> {
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(MultiGpu, PoissonMultiGpuTest, testing::Values(&poisson_multi, &poisson_nccl), param_name);
+INSTANTIATE_TEST_SUITE_P(MultiGpu, PoissonMultiGpuTest, testing::Values(&poisson_multi, &poisson_nccl), stage_param_name<PoissonStage>);
 
 TEST_P(PoissonMultiGpuTest, MatchesGpu2ExactlyOnEveryGpuCount) {
   for (int gpus = 2; gpus <= std::min(visible_gpus(), 4); ++gpus)

@@ -9,18 +9,11 @@
 #include <vector>
 
 #include "particle_mesh.h"
+#include "stage_param.h"
 #include "validate.h"
 
 inline void PrintTo(const Part2DataStage* s, std::ostream* out) { *out << s->name; }
 inline void PrintTo(const ForceStage* s, std::ostream* out) { *out << s->name; }
-
-template <class Stage>
-std::string param_name(const testing::TestParamInfo<const Stage*>& info) {
-  std::string name = info.param->name;
-  for (char& ch : name)
-    if (ch == '-') ch = '_';
-  return name;
-}
 
 // ---- part2data ----
 
@@ -56,11 +49,11 @@ inline testing::AssertionResult bins_exactly(const Part2DataStage& s, const Mesh
   const std::vector<float> pos = test_positions(m, np, 1000 + np);
   const std::vector<int> want = reference_cells(m, pos);
   const std::vector<int> got = run_part2data(s, m, pos, block);
-  const tut::ValidationReport r = tut::compare(got.data(), want.data(), {want.size(), 1, 1}, {0, 0});
+  const tut::ValidationReport r = tut::compare(got.data(), want.data(), particles_extent(want.size()), {0, 0});
   if (r.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "stage " << s.name << " bins " << np << " particles on mesh " << m.N
                                      << " (dx " << m.dx << ", block " << (block ? block : s.block)
-                                     << ") wrongly (i: particle; -1: never written): " << r.summary()
+                                     << ") wrongly (-1: never written): " << r.summary()
                                      << "\n  -> edit " << s.source << " (stage " << s.name << ")";
 }
 
@@ -97,11 +90,10 @@ inline testing::AssertionResult differentiates(const ForceStage& s, int N, int a
   const std::vector<float> got = run_force(s, m, axis, pot, strip);
   const std::vector<double> want = reference_force(m, axis, pot);
   const std::vector<double> got_d(got.begin(), got.end());
-  const tut::ValidationReport r =
-      tut::compare(got_d.data(), want.data(), {size_t(N), size_t(N), size_t(N)}, {1e-6, 1e-6});
+  const tut::ValidationReport r = tut::compare(got_d.data(), want.data(), m.extent(), {1e-6, 1e-6});
   if (r.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "stage " << s.name << " gets force" << axis_name(axis) << " wrong on " << N
                                      << "^3" << (strip ? " with strip " + std::to_string(strip) : std::string())
-                                     << " (positions as (k, j, i); NaN: never written): " << r.summary()
+                                     << " (NaN: never written): " << r.summary()
                                      << "\n  -> edit " << s.source << " (stage " << s.name << ")";
 }

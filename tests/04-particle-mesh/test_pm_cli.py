@@ -32,10 +32,10 @@ for program, cases in bad.items():
     if run(program, "--help").returncode != 0:
         failures.append(f"{name} --help failed")
 
-r = run(part2data, "--particles", "100003", "--mesh", "37", "--stage", "cpu,cpu-omp", "--cpu-repeats", "1", "--csv")
+r = run(part2data, "--particles", "100003", "--mesh", "37", "--stage", "cpu,cpu_omp", "--cpu-repeats", "1", "--csv")
 if r.returncode != 0 or r.stdout.count("\n") != 3 or ",ok" not in r.stdout:
     failures.append(f"part2data CPU run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
-r = run(force, "--size", "32", "--stage", "cpu,cpu-omp", "--cpu-repeats", "1", "--csv")
+r = run(force, "--size", "32", "--stage", "cpu,cpu_omp", "--cpu-repeats", "1", "--csv")
 if r.returncode != 0 or r.stdout.count("\n") != 7 or "FAIL" in r.stdout:
     failures.append(f"force CPU run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
 for failure in failures:

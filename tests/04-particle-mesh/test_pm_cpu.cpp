@@ -3,7 +3,7 @@
 
 class Part2DataCpuTest : public testing::TestWithParam<const Part2DataStage*> {};
 INSTANTIATE_TEST_SUITE_P(Part2Data, Part2DataCpuTest, testing::Values(&part2data_cpu, &part2data_cpu_omp),
-                         param_name<Part2DataStage>);
+                         stage_param_name<Part2DataStage>);
 
 TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
   for (const Mesh& m : part2data_meshes())
@@ -15,7 +15,7 @@ TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
 }
 
 class ForceCpuTest : public testing::TestWithParam<const ForceStage*> {};
-INSTANTIATE_TEST_SUITE_P(Force, ForceCpuTest, testing::Values(&force_cpu, &force_cpu_omp), param_name<ForceStage>);
+INSTANTIATE_TEST_SUITE_P(Force, ForceCpuTest, testing::Values(&force_cpu, &force_cpu_omp), stage_param_name<ForceStage>);
 
 TEST_P(ForceCpuTest, DifferentiatesAlongEveryAxis) {
   for (int N : force_sizes())

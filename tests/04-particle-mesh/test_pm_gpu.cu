@@ -5,7 +5,7 @@
 
 class Part2DataGpuTest : public testing::TestWithParam<const Part2DataStage*> {};
 INSTANTIATE_TEST_SUITE_P(Part2Data, Part2DataGpuTest, testing::Values(&part2data_gpu1, &part2data_gpu2, &part2data_gpu3),
-                         param_name<Part2DataStage>);
+                         stage_param_name<Part2DataStage>);
 
 TEST_P(Part2DataGpuTest, BinsRandomParticlesExactly) {
   for (const Mesh& m : part2data_meshes())
@@ -23,7 +23,7 @@ TEST_P(Part2DataGpuTest, BinsTheLargestMesh) {
 
 class ForceGpuTest : public testing::TestWithParam<const ForceStage*> {};
 INSTANTIATE_TEST_SUITE_P(Force, ForceGpuTest, testing::Values(&forcex_gpu1, &force_gpu_k, &force_gpu2),
-                         param_name<ForceStage>);
+                         stage_param_name<ForceStage>);
 
 TEST_P(ForceGpuTest, DifferentiatesAlongItsAxis) {
   const ForceStage& s = *GetParam();

@@ -45,7 +45,31 @@ TEST(Validate, CatchesOneWrongElementAndNamesItsIndex) {
   EXPECT_EQ(r.first[0].j, j);
   EXPECT_EQ(r.first[0].k, k);
   EXPECT_NEAR(r.max_abs_err, 0.01, 1e-6);
-  EXPECT_NE(r.summary().find("(i=3, j=2, k=1)"), std::string::npos) << r.summary();
+  EXPECT_NE(r.summary().find("at (k=1, j=2, i=3): got"), std::string::npos) << r.summary();
+}
+
+TEST(Validate, NamesRowsAndColumnsOfAMatrix) {
+  const size_t rows = 3, columns = 7;
+  const tut::Extent3 matrix{columns, rows, 1, {"column", "row", ""}};
+  const auto want = random_values(matrix.count(), 8);
+  auto got = want;
+  got[2 * columns + 5] += 1.0f;  // row 2, column 5
+  EXPECT_NE(tut::compare(got.data(), want.data(), matrix, kTight).summary().find("at (row=2, column=5): got"),
+            std::string::npos);
+  const tut::Extent3 one_row{columns, 1, 1, {"column", "row", ""}};  // an axis of extent 1 is left out
+  EXPECT_NE(tut::compare(got.data() + 2 * columns, want.data() + 2 * columns, one_row, kTight)
+                .summary()
+                .find("at (column=5): got"),
+            std::string::npos);
+}
+
+TEST(Validate, SaysSoWhenEveryElementIsNaN) {
+  const auto want = random_values(kBox.count(), 9);
+  std::vector<float> got(kBox.count());
+  tut::poison(got.data(), got.size());
+  const tut::ValidationReport r = tut::compare(got.data(), want.data(), kBox, kTight);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.summary(), "all 60 elements are NaN (never written?)");
 }
 
 TEST(Validate, CatchesANaN) {

@@ -1,11 +1,12 @@
-// poisson: the course's program. Solves the radiator problem with one stage and prints one
-// table: time, lattice updates per second, GB/s at 24 bytes per update, % of the copy
+// jacobi: the course's program, which the course calls poisson (here that is the chapter's
+// name, its Meson suite and build target). Solves the radiator problem with one stage and
+// prints one table: time, lattice updates per second, GB/s at 24 bytes per update, % of the copy
 // bandwidth measured in the same run; the multi-GPU stages also run gpu2 on one GPU in the
 // same run and report their speed-up and parallel efficiency over it.
-//   usage: poisson VERSION N iterations [tolerance] [--parts P] [--check-every K] [--pgm FILE] [--csv]
-//   e.g.   build/chapters/03-poisson/poisson gpu2 4096 1000
-//          build/chapters/03-poisson/poisson multi 16384 1000 --parts 4
-//          build/chapters/03-poisson/poisson gpu3 512 100000 1e-6 --pgm radiator.pgm
+//   usage: jacobi VERSION N iterations [tolerance] [--parts P] [--check-every K] [--pgm FILE] [--csv]
+//   e.g.   build/chapters/03-poisson/jacobi gpu2 4096 1000
+//          build/chapters/03-poisson/jacobi multi 16384 1000 --parts 4
+//          build/chapters/03-poisson/jacobi gpu3 512 100000 1e-6 --pgm radiator.pgm
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -49,7 +50,7 @@ Options parse(int argc, char** argv) {
     (option ? flags : positional).push_back(argv[a]);
     if (option && a + 1 < argc && (arg == "--parts" || arg == "--check-every" || arg == "--pgm")) flags.push_back(argv[++a]);
   }
-  tut::Cli cli("poisson", "usage: poisson VERSION N iterations [tolerance] [options]\n"
+  tut::Cli cli("jacobi", "usage: jacobi VERSION N iterations [tolerance] [options]\n"
                           "Jacobi iterations for -laplace(u) = f on [-1,1]^2 (the course's radiator), double.\n"
                           "VERSION: " + stage_names() + "; N interior points per side; tolerance: stop once\n"
                           "||u_new - u||_2 < tolerance, checked every --check-every iterations (not for multi, nccl).");
@@ -109,7 +110,7 @@ Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<do
   return {&stage, parts, stage.solve(problem, u, so)};
 }
 
-int poisson_main(int argc, char** argv) {
+int jacobi_main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const PoissonProblem problem = radiator_problem(o.N);
   tut::DeviceInfo device;
@@ -162,5 +163,5 @@ int poisson_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tut::run_main("poisson", [&] { return poisson_main(argc, argv); });
+  return tut::run_main("jacobi", [&] { return jacobi_main(argc, argv); });
 }

@@ -1,10 +1,10 @@
-// heat: the chapter's driver and tour. Runs every stage (or the ones named) on one problem:
+// heat3d: the chapter's driver and tour. Runs every stage (or the ones named) on one problem:
 // first checks each against v0 on a smaller random field, then times it, and prints one
 // table with the copy bandwidth measured in the same run as the ceiling.
 //   build: meson compile -C build heat
-//   run:   build/chapters/01-heat/heat                      the tour: 128^3 cells, 5000 steps
-//          build/chapters/01-heat/heat --size 512 --stage v2,v4 --csv
-//          build/chapters/01-heat/heat --check --size 64 --steps 100
+//   run:   build/chapters/01-heat/heat3d                    the tour: 128^3 cells, 5000 steps
+//          build/chapters/01-heat/heat3d --size 512 --stage v2,v4 --csv
+//          build/chapters/01-heat/heat3d --check --size 64 --steps 100
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -43,7 +43,7 @@ dim3 parse_block(const std::string& text) {
 
 Options parse(int argc, const char* const* argv) {
   Options o;
-  tut::Cli cli("heat", "3D heat diffusion, 7-point stencil, float: runs the chapter's stages on one problem,\n"
+  tut::Cli cli("heat3d", "3D heat diffusion, 7-point stencil, float: runs the chapter's stages on one problem,\n"
                        "checks each against v0, then times it against the measured copy bandwidth.");
   cli.add_int("nx", &o.nx, "cells along x (the fastest axis)", 1, INT_MAX);
   cli.add_int("ny", &o.ny, "cells along y", 1, 65535);
@@ -52,7 +52,7 @@ Options parse(int argc, const char* const* argv) {
     o.nx = o.ny = o.nz = int(tut::parse_integer("--size", t, 1, 65535));
   });
   cli.add_int("steps", &o.steps, "time steps per run; times are reported per this many steps", 1, 10000000);
-  cli.add_value("stage", "LIST", "stages to run, comma-separated (v0, v0-omp, v1, v2, v3, v4)", "all",
+  cli.add_value("stage", "LIST", "stages to run, comma-separated (v0, v0_omp, v1, v2, v3, v4)", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, heat_stages()); });
   cli.add_value("block", "XxYxZ", "block shape for every GPU stage instead of its own, e.g. 64x8x1",
                 "each stage's own", [&](const std::string& t) { o.block = parse_block(t); });
@@ -110,7 +110,7 @@ std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const H
                             {kHeatAtol, kHeatRtol});
     c.ok = c.report.ok();
     if (!c.ok)
-      std::cerr << "heat: stage " << s->name << " does not match v0 on a random " << dims(grid) << " field after "
+      std::cerr << "heat3d: stage " << s->name << " does not match v0 on a random " << dims(grid) << " field after "
                 << steps << " steps (edit " << s->source << "): " << c.report.summary() << "\n";
     checks.push_back(c);
   }
@@ -163,7 +163,7 @@ tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Opti
 }
 
 int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o,
-             const tut::DeviceInfo& device, const std::string& not_run) {
+             const tut::DeviceInfo& device) {
   const HeatGrid small{std::min(o.nx, 61), std::min(o.ny, 43), std::min(o.nz, 29)};
   const int check_steps = std::min(o.steps, 10);
   const std::vector<Check> checks = validate(stages, small, check_steps, o);
@@ -184,7 +184,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   const size_t field_bytes = grid.cells() * sizeof(float);
   table.add_note("problem", dims(grid) + " cells, float, " + std::to_string(o.steps) + " steps; " +
                                 std::to_string(grid.interior_cells()) + " interior cells updated per step");
-  table.add_note("device", device.usable ? device.describe() : "none (" + not_run + ")");
+  table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
   double copy_gbps = 0;
   if (device.usable) {
     const size_t ceiling_bytes = size_t(512) << 20;
@@ -258,19 +258,15 @@ int heat_main(int argc, const char* const* argv) {
     else
       stages.push_back(s);
   }
-  std::string not_run;
-  if (!skipped.empty()) {
-    not_run = "GPU stages " + skipped + " not run: " + device.why_not;
-    std::cerr << "heat: " << not_run << "\n";
-  }
+  if (!skipped.empty()) std::cerr << "heat3d: GPU stages " << skipped << " not run: " << device.why_not << "\n";
   if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device; }))
     tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
-  if (stages.empty()) return 0;
-  return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device, not_run);
+  if (stages.empty()) return tut::kSkipExitCode;  // only GPU stages were asked for, and there is no GPU
+  return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tut::run_main("heat", [&] { return heat_main(argc, argv); });
+  return tut::run_main("heat3d", [&] { return heat_main(argc, argv); });
 }

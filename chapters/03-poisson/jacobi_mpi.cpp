@@ -1,8 +1,8 @@
-// poisson_mpi: the nccl stage with one process per GPU, started by MPI, so that the same
+// jacobi_mpi: the nccl stage with one process per GPU, started by MPI, so that the same
 // exchange runs on the GPUs of one machine or of several. Rank r holds block r of the grid
 // on GPU (local rank % visible GPUs); the NCCL id is broadcast by MPI; rank 0 gathers the
 // rows, reports the time (the slowest rank's), and with --check compares with gpu2.
-//   run: mpirun -np 4 build/chapters/03-poisson/poisson_mpi 16384 1000 [--check]
+//   run: mpirun -np 4 build/chapters/03-poisson/jacobi_mpi 16384 1000 [--check]
 #include <mpi.h>
 
 #include <algorithm>
@@ -21,7 +21,7 @@ namespace {
 
 int mpi_main(int argc, char** argv, int rank, int size) {
   if (argc < 3 || argc > 4 || (argc == 4 && std::strcmp(argv[3], "--check") != 0))
-    throw tut::UsageError("usage: mpirun -np P poisson_mpi N iterations [--check]");
+    throw tut::UsageError("usage: mpirun -np P jacobi_mpi N iterations [--check]");
   const int N = int(tut::parse_integer("N", argv[1], 1, 46340));
   const int iterations = int(tut::parse_integer("iterations", argv[2], 1, 100000000));
   const bool check = argc == 4;
@@ -83,7 +83,7 @@ int mpi_main(int argc, char** argv, int rank, int size) {
       std::vector<double> single = problem.u0;
       SolveOptions o = options;
       poisson_gpu2.solve(problem, single, o);
-      const tut::ValidationReport r = tut::compare(gathered.data(), single.data(), {size_t(w), size_t(w), 1}, {0.0, 0.0});
+      const tut::ValidationReport r = tut::compare(gathered.data(), single.data(), problem.grid.extent(), {0.0, 0.0});
       std::printf(r.ok() ? "matches gpu2 bit for bit\n" : "differs from gpu2: %s\n", r.summary().c_str());
       status = r.ok() ? 0 : 1;
     }
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int status = tut::run_main("poisson_mpi", [&] { return mpi_main(argc, argv, rank, size); });
+  const int status = tut::run_main("jacobi_mpi", [&] { return mpi_main(argc, argv, rank, size); });
   MPI_Finalize();
   return status;
 }

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Runs every shell command that README.md, the chapter lessons and the slides tell a student
+or an instructor to type, as written, in a scratch copy of the repository, so that a
+documented command cannot silently stop working.
+
+What counts as a command, in the Markdown:
+- Each line of a ```sh fenced block (a line ending in '\\' continues on the next). The
+  commands of a document run in order; each block starts at the repository's root, and a
+  `cd` holds to the end of its block. Other blocks (```text, indented) are not run.
+- A block right after the line `<!-- not run: REASON -->` is an illustration: not run, and
+  listed with its reason.
+- A trailing comment that starts with "fails" means the command must fail; a "quoted text"
+  in that comment must appear in its output. Without a GPU, a `meson test` of GPU stages
+  reports SKIP instead, and that counts as skipped.
+- A comment line "# edit exercises/FILE ..." is the student's turn: the solution of that file
+  is copied in, as a student who got it right would leave it.
+- Exit 77 is a program saying it needs a GPU (or two): counted as skipped, with its reason.
+A command must otherwise exit 0. No command may change a file in exercises/ (only the "edit"
+turns do), and each document starts from the pristine exercises/.
+
+The shell is the one the README's quick start leaves: its .venv/ active. $SUBMISSION, which
+the Grading section uses, is the solutions/ tree graded as one student's exercises/.
+
+Usage: documented_commands.py REPOSITORY_ROOT [DOCUMENT.md ...]   (default: all of them)
+"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+COMMAND_TIMEOUT = 1500  # seconds: a command may build the whole project
+GUARD = "TUT_DOCUMENTED_COMMANDS"  # set while this runs, so that the suite it runs skips this test
+
+
+def documents(root: pathlib.Path):
+    return [root / "README.md", *sorted(root.glob("chapters/*/README.md")), root / "slides" / "README.md",
+            *sorted(root.glob("slides/[0-9]*.md"))]
+
+
+def commands(markdown: str):
+    """(line number, command or None, comment, why it is not run or None, first line of its
+    block?) in document order; command None is a comment line, which may hold an "edit" turn."""
+    lines = markdown.splitlines()
+    at, not_run = 0, None
+    while at < len(lines):
+        line = lines[at].strip()
+        at += 1
+        marker = re.fullmatch(r"<!--\s*not run:\s*(.*?)\s*-->", line)
+        if marker:
+            not_run = marker.group(1)  # for the next ```sh block
+        elif line == "```sh":
+            first = True
+            while at < len(lines) and lines[at].strip() != "```":
+                number, text = at + 1, lines[at].strip()
+                while text.endswith("\\") and at + 1 < len(lines):
+                    at += 1
+                    text = text[:-1] + lines[at].strip()
+                at += 1
+                if text:
+                    command, comment = (None, text) if text.startswith("#") else split_comment(text)
+                    yield number, command, comment, not_run, first
+                    first = False
+            not_run = None
+        elif line:
+            not_run = None  # a marker holds only for the block right after it
+
+
+def split_comment(text: str):
+    """("command", "comment") at the first '#' outside quotes that follows a space."""
+    quote = None
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and i > 0 and text[i - 1].isspace():
+            return text[:i].rstrip(), text[i + 1:].strip()
+    return text, ""
+
+
+def scratch_copy(root: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
+    """The repository's files (tracked, and untracked but not ignored) in a fresh git repository,
+    with the quick start's .venv/ linked in."""
+    listing = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
+                             capture_output=True, text=True, check=True).stdout
+    copy = into / "course"
+    for name in filter(None, listing.split("\0")):
+        source = root / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    git = ["git", "-C", str(copy), "-c", "user.name=documented commands", "-c", "user.email=none@localhost"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "scratch copy"]):
+        subprocess.run(git + step, check=True, capture_output=True)
+    (copy / ".venv").symlink_to(root / ".venv")
+    return copy
+
+
+def activated_env(copy: pathlib.Path) -> dict:
+    env = dict(os.environ)
+    venv = copy / ".venv"
+    env["VIRTUAL_ENV"] = str(venv)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("PYTHONHOME", None)
+    env[GUARD] = "1"
+    env["SUBMISSION"] = str(copy / "solutions")
+    return env
+
+
+def snapshot(folder: pathlib.Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def restore(folder: pathlib.Path, files: dict) -> None:
+    shutil.rmtree(folder)
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
+def run(command: str, cwd: pathlib.Path, env: dict):
+    """(exit code, output, the directory the command left the shell in)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".pwd") as where:
+        script = f'cd "{cwd}" || exit 99\n{command}\nstatus=$?\npwd > "{where.name}"\nexit $status\n'
+        try:
+            done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True,
+                                  timeout=COMMAND_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return None, f"timed out after {COMMAND_TIMEOUT} s", cwd
+        left_in = where.read().strip()
+        return done.returncode, done.stdout + done.stderr, pathlib.Path(left_in) if left_in else cwd
+
+
+def verdict(command: str, comment: str, status, output: str):
+    """("ok" | "skipped" | "FAILED", why)."""
+    if status is None:
+        return "FAILED", output
+    last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
+    if status == SKIP:
+        return "skipped", "needs a GPU: " + last
+    if comment.lower().startswith("fails"):
+        quoted = re.findall(r'"([^"]+)"', comment)
+        if status == 0 and re.search(r"\bSKIP\b", output) and "meson test" in command:
+            return "skipped", "its tests need a GPU and were skipped"
+        if status == 0:
+            return "FAILED", "the lesson says this fails, and it succeeded"
+        missing = [q for q in quoted if q not in output]
+        if missing:
+            return "FAILED", f"failed as the lesson says, but its output lacks {missing}"
+        return "ok", f"fails as documented (exit {status})"
+    if status != 0:
+        return "FAILED", f"exit {status}"
+    return "ok", ""
+
+
+def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
+    restore(copy / "exercises", pristine)
+    expected, cwd, failures = dict(pristine), copy, 0
+    label = doc.relative_to(copy).as_posix()
+    for number, command, comment, skip_reason, first in commands(doc.read_text()):
+        where = f"{label}:{number}"
+        if first:
+            cwd = copy
+        if command is None:
+            turn = re.match(r"#\s*edit (exercises/[\w./-]+\w)", comment)
+            if turn and not skip_reason:
+                name = turn.group(1)[len("exercises/"):]
+                solution = (copy / "solutions" / name).read_bytes()
+                (copy / "exercises" / name).write_bytes(solution)
+                expected[name] = solution
+                log.append(f"  edit     {where}: {turn.group(1)} (the solution, standing in for the student's)")
+            continue
+        if skip_reason:
+            log.append(f"  not run  {where}: {command}  ({skip_reason})")
+            continue
+        status, output, cwd = run(command, cwd, env)
+        result, why = verdict(command, comment, status, output)
+        log.append(f"  {result:<8} {where}: {command}" + (f"  ({why})" if why else ""))
+        if result == "FAILED":
+            failures += 1
+            log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
+        changed = [n for n, data in snapshot(copy / "exercises").items() if expected.get(n) != data]
+        if changed:
+            failures += 1
+            log.append(f"  FAILED   {where}: the command changed the student's exercises/ ({', '.join(changed)})")
+            expected = snapshot(copy / "exercises")
+    return failures
+
+
+def main(argv) -> int:
+    if os.environ.get(GUARD):
+        print("skipped: this is a run of the documented commands already")
+        return SKIP
+    if not argv:
+        print(__doc__)
+        return 2
+    root = pathlib.Path(argv[0]).resolve()
+    if not (root / ".venv" / "bin" / "activate").exists():
+        print("skipped: the documented commands start after the quick start, which makes .venv/ "
+              "(bash tools/quickstart.sh)")
+        return SKIP
+    if shutil.which("git") is None or not (root / ".git").exists():
+        print("skipped: a scratch copy is made with git, and this is not a git checkout")
+        return SKIP
+    with tempfile.TemporaryDirectory(prefix="documented-commands-") as scratch:
+        copy = scratch_copy(root, pathlib.Path(scratch))
+        env = activated_env(copy)
+        pristine = snapshot(copy / "exercises")
+        chosen = [copy / pathlib.Path(d).resolve().relative_to(root) for d in argv[1:]] or documents(copy)
+        failures, log = 0, []
+        for doc in chosen:
+            log.append(doc.relative_to(copy).as_posix())
+            failures += run_document(doc, copy, env, pristine, log)
+            print("\n".join(log), flush=True)
+            log.clear()
+    print(f"{failures} documented command(s) failed" if failures else "every documented command ran as written")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

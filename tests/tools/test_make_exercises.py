@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""tools/make_exercises.py keeps a student's work: in a copy of the repository's solutions/,
+exercises/ and record, an edited exercise passes the staleness check, is not overwritten
+without --force, and a solution changed without regenerating fails the check."""
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXERCISE = "exercises/01-heat/v0_cpu.cpp"
+failures = []
+
+
+def expect(what, ok):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+with tempfile.TemporaryDirectory() as scratch:
+    root = pathlib.Path(scratch)
+    for folder in ("solutions", "exercises"):
+        shutil.copytree(ROOT / folder, root / folder)
+    (root / "tools").mkdir()
+    for name in ("make_exercises.py", "exercise_skeletons.sha256"):
+        shutil.copy2(ROOT / "tools" / name, root / "tools" / name)
+
+    def make(*args):
+        return subprocess.run([sys.executable, str(root / "tools" / "make_exercises.py"), *args],
+                              capture_output=True, text=True)
+
+    exercise = root / EXERCISE
+    skeleton = exercise.read_text()
+    expect("the copied exercises/ is current", make("--check", "--pristine").returncode == 0)
+
+    exercise.write_text(skeleton + "// the student's work\n")
+    expect("an edited exercise still passes the staleness check", make("--check").returncode == 0)
+    expect("--pristine names the edited exercise",
+           make("--check", "--pristine").returncode == 1 and EXERCISE in make("--check", "--pristine").stderr)
+    run = make()
+    expect("regenerating refuses to overwrite the edited exercise, and says so",
+           run.returncode == 1 and EXERCISE in run.stderr and exercise.read_text().endswith("// the student's work\n"))
+    expect("--force overwrites it with the skeleton", make("--force").returncode == 0 and exercise.read_text() == skeleton)
+
+    solution = root / "solutions" / "01-heat" / "v0_cpu.cpp"
+    solution.write_text(solution.read_text() + "// a maintainer's change\n")
+    run = make("--check")
+    expect("a solution changed without regenerating fails the check", run.returncode == 1 and "01-heat/v0_cpu.cpp" in run.stderr)
+    expect("regenerating then passes it", make().returncode == 0 and make("--check", "--pristine").returncode == 0)
+    expect("the regenerated skeleton carries the change", exercise.read_text().endswith("// a maintainer's change\n"))
+
+    out = root / "generated"
+    run = make("--out", str(out), str(solution))
+    expect("--out writes the skeleton of a solution file",
+           run.returncode == 0 and (out / "v0_cpu.cpp").read_text() == exercise.read_text())
+
+sys.exit(1 if failures else 0)
