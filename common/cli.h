@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "check.h"
+#include "device.h"
 #include "report.h"
 
 namespace tut {
@@ -67,6 +69,14 @@ std::vector<const Stage*> parse_stage_list(const std::string& option, const std:
   }
   if (chosen.empty()) throw UsageError(option + ": no stage named");
   return chosen;
+}
+
+// Without a usable GPU, stages that all run on the GPU leave a program nothing to do: it says
+// why and exits 77 (NoDeviceError). With a CPU stage among them, it runs the CPU stages.
+template <class Stage>
+void require_device_unless_cpu_stages(const std::vector<const Stage*>& stages, const DeviceInfo& device) {
+  if (!device.usable && std::all_of(stages.begin(), stages.end(), [](const Stage* s) { return s->on_device; }))
+    throw NoDeviceError("the stages asked for run on a GPU: " + device.why_not);
 }
 
 // Runs a program's body: UsageError -> "program: error: ..." and exit 2; NoDeviceError ->

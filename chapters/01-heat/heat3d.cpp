@@ -250,6 +250,7 @@ int heat_main(int argc, const char* const* argv) {
   const Options o = parse(argc, argv);
   const HeatGrid grid{o.nx, o.ny, o.nz};
   const tut::DeviceInfo device = tut::find_device();
+  tut::require_device_unless_cpu_stages(o.stages, device);
   std::vector<const HeatStage*> stages;
   std::string skipped;
   for (const HeatStage* s : o.stages) {
@@ -261,7 +262,6 @@ int heat_main(int argc, const char* const* argv) {
   if (!skipped.empty()) std::cerr << "heat3d: GPU stages " << skipped << " not run: " << device.why_not << "\n";
   if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device; }))
     tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
-  if (stages.empty()) return tut::kSkipExitCode;  // only GPU stages were asked for, and there is no GPU
   return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device);
 }
 

@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
     const Mesh m{o.N, 1.0f / float(o.N)};
     const size_t cells = size_t(m.cells());
     const tut::DeviceInfo device = tut::find_device();
+    tut::require_device_unless_cpu_stages(o.stages, device);
     if (device.usable) tut::require_device_memory(cells * 4 * 3, "the potential, one force component and a spare");
     if (!device.usable) std::cerr << "force: no GPU, so only the CPU stages run: " << device.why_not << "\n";
 

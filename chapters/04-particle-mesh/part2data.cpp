@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
     const Mesh m{o.N, 1.0f / float(o.N)};
     const tut::DeviceInfo device = tut::find_device();
     if (o.transfers && !device.usable) throw tut::NoDeviceError("the transfer table needs a GPU: " + device.why_not);
+    tut::require_device_unless_cpu_stages(o.stages, device);
     if (device.usable) tut::require_device_memory(size_t(o.np) * 16 * 2, "the particles, their cells and a spare copy");
     const std::vector<float> pos = random_positions(m, o.np, uint64_t(o.seed));
     // The cpu stage is the reference and the sequential time of both tables.
