@@ -8,17 +8,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from expectations import ROOT, expect, finish
+
 EXERCISE = "exercises/01-heat/v0_cpu.cpp"
-failures = []
-
-
-def expect(what, ok):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
 with tempfile.TemporaryDirectory() as scratch:
     root = pathlib.Path(scratch)
     for folder in ("solutions", "exercises"):
@@ -56,4 +48,4 @@ with tempfile.TemporaryDirectory() as scratch:
     expect("--out writes the skeleton of a solution file",
            run.returncode == 0 and (out / "v0_cpu.cpp").read_text() == exercise.read_text())
 
-sys.exit(1 if failures else 0)
+finish()
