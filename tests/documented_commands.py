@@ -183,11 +183,12 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
         if result == "FAILED":
             failures += 1
             log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
-        changed = [n for n, data in snapshot(copy / "exercises").items() if expected.get(n) != data]
+        now = snapshot(copy / "exercises")
+        changed = sorted(n for n in set(now) | set(expected) if now.get(n) != expected.get(n))
         if changed:
             failures += 1
             log.append(f"  FAILED   {where}: the command changed the student's exercises/ ({', '.join(changed)})")
-            expected = snapshot(copy / "exercises")
+            expected = now
     return failures
 
 
