@@ -75,7 +75,7 @@ std::vector<const Stage*> parse_stage_list(const std::string& option, const std:
 // why and exits 77 (NoDeviceError). With a CPU stage among them, it runs the CPU stages.
 template <class Stage>
 void require_device_unless_cpu_stages(const std::vector<const Stage*>& stages, const DeviceInfo& device) {
-  if (!device.usable && std::all_of(stages.begin(), stages.end(), [](const Stage* s) { return s->on_device; }))
+  if (!device.usable && std::all_of(stages.begin(), stages.end(), [](const Stage* s) { return s->on_device(); }))
     throw NoDeviceError("the stages asked for run on a GPU: " + device.why_not);
 }
 

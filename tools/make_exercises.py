@@ -2,12 +2,13 @@
 """Generate the exercise skeletons from solutions/: each stage file is copied with its marked
 lines replaced by a TODO that states the task.
 
-In a solution file:
+In a solution file, one line marks what the student writes:
     // EXERCISE: what the student must write       (more lines of the task may follow as
     //   ...continued                               comment lines that start with "//   ")
-    ...the solution's lines...
-    // SKELETON: a line the skeleton gets instead   (optional, any number)
-    // END EXERCISE
+    ...the solution's lines...                      (they end at the first blank line, or at the
+                                                    first line indented less than the marker;
+                                                    preprocessor lines such as #pragma don't count)
+    // SKELETON: a line the skeleton gets instead   (optional, among the solution's lines)
 
 exercises/ is the students' to edit, so this script never takes it as its reference. It keeps
 a record, tools/exercise_skeletons.sha256, of the skeleton it last wrote for each file.
@@ -21,10 +22,12 @@ Usage (the maintainer's commands; a student never needs them):
   make_exercises.py --check --pristine
                                also exit 1 if an exercises/ file differs from its skeleton (for
                                the course's own repository, where nobody solves them)
-  make_exercises.py --out DIR SOLUTION...
-                               write the skeletons of these solution files into DIR (the build
-                               compiles them to check that pristine skeletons fail their tests)
+  make_exercises.py --out DIR [--prefix P] SOLUTION...
+                               write the skeletons of these solution files into DIR, each named
+                               P + its name (the build compiles them to check that pristine
+                               skeletons fail their tests)
 """
+import argparse
 import hashlib
 import pathlib
 import sys
@@ -38,29 +41,26 @@ MAINTAINER_COMMAND = "python3 tools/make_exercises.py"
 def skeleton(text: str, origin: str) -> str:
     out = [f"// Exercise skeleton generated from {origin} by tools/make_exercises.py:",
            "// write the lines each TODO asks for, then build and run this stage's tests."]
-    in_block = in_task = False
-    for number, line in enumerate(text.splitlines(), 1):
+    block_indent = None  # the marker's indentation while inside an exercise
+    in_task = False
+    for line in text.splitlines():
         body = line.strip()
-        indent = line[: len(line) - len(line.lstrip())]
+        indent = len(line) - len(line.lstrip())
+        if block_indent is not None and (not body or (indent < block_indent and not body.startswith("#"))):
+            block_indent = None  # the solution's lines have ended
         if body.startswith("// EXERCISE:"):
-            if in_block:
-                raise SystemExit(f"{origin}:{number}: EXERCISE inside an open EXERCISE")
-            in_block = in_task = True
-            out.append(f"{indent}// TODO(exercise): {body[len('// EXERCISE:'):].strip()}")
+            if block_indent is not None:
+                raise SystemExit(f"{origin}: an EXERCISE inside another one: {line.strip()}")
+            block_indent, in_task = indent, True
+            out.append(f"{line[:indent]}// TODO(exercise): {body[len('// EXERCISE:'):].strip()}")
+        elif block_indent is None:
+            out.append(line)
         elif in_task and body.startswith("//   "):
-            out.append(f"{indent}//   {body[5:]}")
-        elif body == "// END EXERCISE":
-            if not in_block:
-                raise SystemExit(f"{origin}:{number}: END EXERCISE without EXERCISE")
-            in_block = in_task = False
-        elif in_block:
+            out.append(f"{line[:indent]}//   {body[5:]}")
+        else:
             in_task = False
             if body.startswith("// SKELETON:"):
-                out.append(indent + body[len("// SKELETON:"):].strip())
-        else:
-            out.append(line)
-    if in_block:
-        raise SystemExit(f"{origin}: EXERCISE never closed by END EXERCISE")
+                out.append(line[:indent] + body[len("// SKELETON:"):].strip())
     return "\n".join(out) + "\n"
 
 
@@ -138,23 +138,27 @@ def check(pristine: bool) -> int:
     return 0
 
 
-def write_out(out_dir: pathlib.Path, sources) -> int:
+def write_out(out_dir: pathlib.Path, prefix: str, sources) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     for source in map(pathlib.Path, sources):
-        (out_dir / source.name).write_text(skeleton_of(source))
+        (out_dir / (prefix + source.name)).write_text(skeleton_of(source))
     return 0
 
 
 def main(argv) -> int:
-    if "--help" in argv or "-h" in argv:
-        print(__doc__)
-        return 0
-    if "--out" in argv:
-        at = argv.index("--out")
-        return write_out(pathlib.Path(argv[at + 1]), argv[at + 2:])
-    if "--check" in argv:
-        return check("--pristine" in argv)
-    return write_exercises("--force" in argv)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--pristine", action="store_true")
+    parser.add_argument("--out", metavar="DIR", type=pathlib.Path)
+    parser.add_argument("--prefix", default="")
+    parser.add_argument("solutions", nargs="*", metavar="SOLUTION")
+    args = parser.parse_args(argv)
+    if args.out:
+        return write_out(args.out, args.prefix, args.solutions)
+    if args.check:
+        return check(args.pristine)
+    return write_exercises(args.force)
 
 
 if __name__ == "__main__":

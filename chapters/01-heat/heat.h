@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device.h"
+#include "stages.h"
 
 using tut::blocks_for;  // the stages size their grids with it
 
@@ -23,26 +24,32 @@ struct HeatGrid {
   }
 };
 
-constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the seed's constants
+constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
 
-// Every stage has this signature. Host stages take host pointers and ignore block and
-// stream; device stages take device pointers and enqueue one step on `stream`.
-using HeatStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out, dim3 block,
-                          cudaStream_t stream);
+// One step: a CPU stage on host pointers; a GPU stage enqueues it on `stream`, on device
+// pointers, in blocks of `block` threads.
+using HeatHostStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out);
+using HeatDeviceStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out, dim3 block,
+                                cudaStream_t stream);
 
-struct HeatStage {
-  const char* name;     // "v2": what --stage and the tests call it
-  const char* idea;     // the stage's one change, for the table
-  bool on_device;
-  dim3 block;           // the stage's own block shape (device stages)
-  HeatStep step;
-  const char* source;   // the file that holds it, to name in error messages
+// What a stage's file hands over, as `const HeatCode heat_<stage>`: its step, and a GPU
+// stage's own block shape.
+struct HeatCode {
+  constexpr HeatCode(HeatHostStep step) : on_host(step) {}
+  constexpr HeatCode(HeatDeviceStep step, dim3 block_shape) : on_device(step), block(block_shape) {}
+  HeatHostStep on_host = nullptr;
+  HeatDeviceStep on_device = nullptr;
+  dim3 block{0, 0, 0};
 };
 
-// The file a stage lives in: solutions/01-heat/... or exercises/01-heat/...
-#define HEAT_STAGE_FILE(file) TUT_KERNELS_DIR "/01-heat/" file
+struct HeatStage : tut::StageInfo {
+  const char* lesson_block;  // "64x8x1": the block shape the lesson gives it ("-" on the CPU)
+  HeatCode code;
+};
 
-extern const HeatStage heat_v0, heat_v0_omp, heat_v1, heat_v2, heat_v3, heat_v4;
+#define STAGE(name, ...) extern const HeatCode heat_##name;
+#include "heat.stages"
+#undef STAGE
 
-// All stages in lesson order: v0, v0_omp, v1, v2, v3, v4.
+// Every stage, in the list's order.
 const std::vector<const HeatStage*>& heat_stages();

@@ -52,7 +52,7 @@ Options parse(int argc, const char* const* argv) {
     o.nx = o.ny = o.nz = int(tut::parse_integer("--size", t, 1, 65535));
   });
   cli.add_int("steps", &o.steps, "time steps per run; times are reported per this many steps", 1, 10000000);
-  cli.add_value("stage", "LIST", "stages to run, comma-separated (v0, v0_omp, v1, v2, v3, v4)", "all",
+  cli.add_value("stage", "LIST", "stages to run, comma-separated (" + tut::stage_names(heat_stages()) + ")", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, heat_stages()); });
   cli.add_value("block", "XxYxZ", "block shape for every GPU stage instead of its own, e.g. 64x8x1",
                 "each stage's own", [&](const std::string& t) { o.block = parse_block(t); });
@@ -72,10 +72,13 @@ std::string dims(const HeatGrid& g) {
   return std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz);
 }
 
-dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.block; }
+// v0: what every stage is checked against and every speed-up counted from.
+const HeatStage& reference_stage() { return tut::stage_named(heat_stages(), "v0"); }
+
+dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.code.block; }
 
 std::string block_text(const HeatStage& s, const Options& o) {
-  if (!s.on_device) return "-";
+  if (!s.on_device()) return "-";
   const dim3 b = block_of(s, o);
   return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
 }
@@ -96,11 +99,12 @@ struct Check {
 std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, int steps,
                             const Options& o) {
   const std::vector<float> initial = random_field(grid, uint64_t(o.seed));
-  const std::vector<float> reference = run_stage(heat_v0, grid, {}, initial, steps);
+  const HeatStage& v0 = reference_stage();
+  const std::vector<float> reference = run_stage(v0, grid, {}, initial, steps);
   std::vector<Check> checks;
   for (const HeatStage* s : stages) {
     Check c;
-    if (s == &heat_v0) {  // v0 is what the others are compared with
+    if (s == &v0) {  // v0 is what the others are compared with
       c.is_reference = true;
       checks.push_back(c);
       continue;
@@ -145,7 +149,7 @@ int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& 
 tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Options& o,
                             const std::vector<float>& initial, int batch) {
   const dim3 block = block_of(s, o);
-  if (!s.on_device) {
+  if (!s.on_device()) {
     std::vector<float> a = initial, b = initial;
     run_steps(s, grid, block, a.data(), b.data(), 1, nullptr);
     return tut::time_host([&] { run_steps(s, grid, block, a.data(), b.data(), batch, nullptr); }, 0, o.repeats);
@@ -215,7 +219,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   for (size_t i = 0; i < stages.size(); ++i) {
     const HeatStage& s = *stages[i];
     all_ok = all_ok && checks[i].ok;
-    const int batch = s.on_device ? o.steps : std::min(o.cpu_steps, o.steps);
+    const int batch = s.on_device() ? o.steps : std::min(o.cpu_steps, o.steps);
     std::vector<tut::Cell> row = {tut::Cell::str(s.name), tut::Cell::str(s.idea), tut::Cell::str(block_text(s, o))};
     if (!checks[i].ok) {
       row.insert(row.end(), 9, tut::Cell::none());
@@ -239,7 +243,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
     row.push_back(copy_gbps > 0 ? tut::Cell::num(100.0 * gbps / copy_gbps, 1) : tut::Cell::none());
     row.push_back(tut::Cell::str(checks[i].verdict()));
     table.add_row(row);
-    if (&s == &heat_v0) v0_time = seconds;
+    if (&s == &reference_stage()) v0_time = seconds;
     prev_time = seconds;
   }
   table.print(std::cout, o.format);
@@ -254,13 +258,13 @@ int heat_main(int argc, const char* const* argv) {
   std::vector<const HeatStage*> stages;
   std::string skipped;
   for (const HeatStage* s : o.stages) {
-    if (s->on_device && !device.usable)
+    if (s->on_device() && !device.usable)
       skipped += std::string(skipped.empty() ? "" : ", ") + s->name;
     else
       stages.push_back(s);
   }
   if (!skipped.empty()) std::cerr << "heat3d: GPU stages " << skipped << " not run: " << device.why_not << "\n";
-  if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device; }))
+  if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device(); }))
     tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
   return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device);
 }

@@ -9,7 +9,10 @@
 float* run_steps(const HeatStage& stage, const HeatGrid& grid, dim3 block, float* a, float* b, int steps,
                  cudaStream_t stream) {
   for (int s = 0; s < steps; ++s) {
-    stage.step(grid, kHeatCoeff, a, b, block, stream);
+    if (stage.on_device())
+      stage.code.on_device(grid, kHeatCoeff, a, b, block, stream);
+    else
+      stage.code.on_host(grid, kHeatCoeff, a, b);
     std::swap(a, b);
   }
   return a;
@@ -26,7 +29,7 @@ static std::vector<float> with_poisoned_interior(const HeatGrid& g, std::vector<
 std::vector<float> run_stage(const HeatStage& stage, const HeatGrid& grid, dim3 block,
                              const std::vector<float>& initial, int steps) {
   std::vector<float> a = initial, b = with_poisoned_interior(grid, initial);
-  if (!stage.on_device) {
+  if (!stage.on_device()) {
     const float* result = run_steps(stage, grid, block, a.data(), b.data(), steps, nullptr);
     return result == a.data() ? a : b;
   }

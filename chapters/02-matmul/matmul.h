@@ -7,44 +7,52 @@
 #include <vector>
 
 #include "device.h"
+#include "stages.h"
 
 using tut::blocks_for;  // the stages size their grids with it
 
+// The course's functions, one per type of matmul.stages: matmult_nat, matmult_lib, matmult_gpu1...
+using MatmulHostCall = void (*)(int m, int n, int k, double* A, double* B, double* C);
 extern "C" {
-void matmult_nat(int m, int n, int k, double* A, double* B, double* C);
-void matmult_lib(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu1(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu2(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu3(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu3r(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu4(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpu5(int m, int n, int k, double* A, double* B, double* C);
-void matmult_gpulib(int m, int n, int k, double* A, double* B, double* C);
+#define STAGE(name, ...) void matmult_##name(int m, int n, int k, double* A, double* B, double* C);
+#include "matmul.stages"
+#undef STAGE
 }
 
 // The shared launcher signature of the GPU stages: device pointers, C = A B enqueued on stream.
 using MatmulLaunch = void (*)(int m, int n, int k, const double* A, const double* B, double* C,
                               cudaStream_t stream);
-using MatmulHostCall = void (*)(int m, int n, int k, double* A, double* B, double* C);
 
-struct MatmulStage {
-  const char* name;       // the course's TYPE: "gpu2"
-  const char* idea;       // the stage's one change
-  MatmulHostCall host;    // the course's function (nullptr for sweep-only variants)
-  MatmulLaunch device;    // nullptr for CPU stages
-  const char* source;     // the file that holds it
+// A variant of a type that the benchmark also times and the tests also check (gpu4's ROWS).
+struct MatmulVariant {
+  const char* name;  // "gpu4_2"
+  MatmulLaunch launch;
 };
 
-#define MATMUL_STAGE_FILE(file) TUT_KERNELS_DIR "/02-matmul/" file
+// What a type's file hands over, as `const MatmulCode matmul_<type>`: its course function and,
+// for a GPU type, its launcher on device data and the variants it sweeps.
+struct MatmulCode {
+  constexpr MatmulCode(MatmulHostCall course) : host(course) {}
+  constexpr MatmulCode(MatmulHostCall course, MatmulLaunch launch) : host(course), device(launch) {}
+  template <size_t N>
+  constexpr MatmulCode(MatmulHostCall course, MatmulLaunch launch, const MatmulVariant (&sweep)[N])
+      : host(course), device(launch), variants(sweep), variant_count(int(N)) {}
+  MatmulHostCall host;
+  MatmulLaunch device = nullptr;
+  const MatmulVariant* variants = nullptr;
+  int variant_count = 0;
+};
 
-extern const MatmulStage matmul_nat, matmul_lib, matmul_gpu1, matmul_gpu2, matmul_gpu3, matmul_gpu3r,
-    matmul_gpu4, matmul_gpu5, matmul_gpulib;
-extern const MatmulStage matmul_gpu4_e2, matmul_gpu4_e8, matmul_gpu4_e16;  // the sweep over elements per thread
+struct MatmulStage : tut::StageInfo {
+  MatmulCode code;
+};
 
-// Every type in lesson order; and the gpu4 sweep (2, 4, 8, 16 elements per thread).
+#define STAGE(name, ...) extern const MatmulCode matmul_##name;
+#include "matmul.stages"
+#undef STAGE
+
+// Every type, in the list's order.
 const std::vector<const MatmulStage*>& matmul_stages();
-const std::vector<const MatmulStage*>& matmul_gpu4_sweep();
-const MatmulStage* find_matmul_stage(const char* name);  // nullptr when unknown
 
 // What every GPU type of the course does around its kernel: allocate, copy A and B in,
 // launch, copy C out, free.

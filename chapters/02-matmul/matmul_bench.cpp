@@ -24,6 +24,21 @@ struct Shape {
   int m, n, k;
 };
 
+// What the benchmark times: every type, then the variants the types sweep (gpu4's ROWS).
+struct Timed {
+  const char* name;
+  MatmulHostCall host;  // the course function, timed host to host (nullptr for a variant)
+  MatmulLaunch device;  // timed device only (nullptr for a CPU type)
+};
+
+std::vector<Timed> timed_types() {
+  std::vector<Timed> timed;
+  for (const MatmulStage* s : matmul_stages()) timed.push_back({s->name, s->code.host, s->code.device});
+  for (const MatmulStage* s : matmul_stages())
+    for (int v = 0; v < s->code.variant_count; ++v) timed.push_back({s->code.variants[v].name, nullptr, s->code.variants[v].launch});
+  return timed;
+}
+
 // Timed calls per point: enough for about half a second, at least 2, after one warm-up.
 int repeats_for(double seconds_per_call) { return std::clamp(int(0.5 / std::max(seconds_per_call, 1e-9)), 2, 20); }
 
@@ -49,9 +64,7 @@ int bench_main(int argc, const char* const* argv) {
   for (int s = 16; s <= max_n; s *= 2) shapes.push_back({s, s, s});
   for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
     if (std::max({s.m, s.n, s.k}) <= max_n) shapes.push_back(s);
-  std::vector<const MatmulStage*> stages = matmul_stages();
-  for (const MatmulStage* s : matmul_gpu4_sweep())
-    if (s != &matmul_gpu4) stages.push_back(s);
+  const std::vector<Timed> types = timed_types();
 
   tut::Table table({{"type", "type", ""},     {"m", "m", ""},          {"n", "n", ""},
                     {"k", "k", ""},           {"host_ms", "host to host", "ms"}, {"host_gflops", "host to host", "GFLOP/s"},
@@ -72,9 +85,11 @@ int bench_main(int argc, const char* const* argv) {
     dA.upload(A.data());
     dB.upload(B.data());
     const double flops = 2.0 * sh.m * sh.n * double(sh.k);
-    for (const MatmulStage* s : stages) {
+    for (const Timed& type : types) {
+      const Timed* s = &type;
       const int largest = std::max({sh.m, sh.n, sh.k});
-      if ((s == &matmul_nat && largest > nat_max) || (s == &matmul_gpu1 && largest > gpu1_max)) continue;
+      const std::string name = s->name;
+      if ((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max)) continue;
       std::vector<tut::Cell> row = {tut::Cell::str(s->name), tut::Cell::num(sh.m, 0), tut::Cell::num(sh.n, 0),
                                     tut::Cell::num(sh.k, 0)};
       bool ok = true;
@@ -103,7 +118,7 @@ int bench_main(int argc, const char* const* argv) {
         row.push_back(tut::Cell::none());
         row.push_back(tut::Cell::none());
       }
-      row.push_back(s->device ? tut::Cell::none() : tut::Cell::num(s == &matmul_lib ? openblas_get_num_threads() : 1, 0));
+      row.push_back(s->device ? tut::Cell::none() : tut::Cell::num(name == "lib" ? openblas_get_num_threads() : 1, 0));
       row.push_back(tut::Cell::str(ok ? "ok" : "FAIL"));
       if (!ok) std::cerr << "matmul_bench: " << s->name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
       table.add_row(row);

@@ -1,26 +1,16 @@
-#include <cstring>
-
 #include "check.h"
 #include "device.h"
 #include "matmul.h"
 
+// The registry: each line of matmul.stages joined with the code its file hands over.
 const std::vector<const MatmulStage*>& matmul_stages() {
-  static const std::vector<const MatmulStage*> stages = {&matmul_nat,  &matmul_lib,  &matmul_gpu1,
-                                                         &matmul_gpu2, &matmul_gpu3, &matmul_gpu3r,
-                                                         &matmul_gpu4, &matmul_gpu5, &matmul_gpulib};
+#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("02-matmul", file)}, matmul_##name},
+  static const MatmulStage all[] = {
+#include "matmul.stages"
+  };
+#undef STAGE
+  static const std::vector<const MatmulStage*> stages = tut::registry(all);
   return stages;
-}
-
-const std::vector<const MatmulStage*>& matmul_gpu4_sweep() {
-  static const std::vector<const MatmulStage*> sweep = {&matmul_gpu4_e2, &matmul_gpu4, &matmul_gpu4_e8,
-                                                        &matmul_gpu4_e16};
-  return sweep;
-}
-
-const MatmulStage* find_matmul_stage(const char* name) {
-  for (const MatmulStage* s : matmul_stages())
-    if (std::strcmp(s->name, name) == 0) return s;
-  return nullptr;
 }
 
 void matmult_on_device(int m, int n, int k, const double* A, const double* B, double* C, MatmulLaunch launch) {

@@ -37,8 +37,7 @@ void print_matrix(const char* name, const std::vector<double>& M, int rows, int 
 }
 
 int driver_main(int argc, char** argv) {
-  std::string types;
-  for (const MatmulStage* s : matmul_stages()) types += std::string(types.empty() ? "" : ", ") + s->name;
+  const std::string types = tut::stage_names(matmul_stages());
   if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
     std::printf("usage: matmult_f TYPE m n k [bs]\n  TYPE: %s\n  C (m x n) = A (m x k) B (k x n), double, row-major\n"
                 "environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] "
@@ -46,7 +45,7 @@ int driver_main(int argc, char** argv) {
     return 0;
   }
   if (argc < 5 || argc > 6) throw tut::UsageError("usage: matmult_f TYPE m n k [bs] (see --help)");
-  const MatmulStage* stage = find_matmul_stage(argv[1]);
+  const MatmulStage* stage = tut::find_stage(matmul_stages(), argv[1]);
   if (!stage) throw tut::UsageError("unknown TYPE '" + std::string(argv[1]) + "' (known: " + types + ")");
   const int m = int(tut::parse_integer("m", argv[2], 1, 1 << 20));
   const int n = int(tut::parse_integer("n", argv[3], 1, 1 << 20));
@@ -56,7 +55,7 @@ int driver_main(int argc, char** argv) {
   const bool results = env_number("MATMULT_RESULTS", 0, 0) != 0;
   const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0);
   const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
-  if (stage->device) tut::require_device();
+  if (stage->on_device()) tut::require_device();
 
   std::vector<double> A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n);
   tut::fill_random(A.data(), A.size(), 1, -1.0, 1.0);
@@ -65,7 +64,7 @@ int driver_main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   double seconds = 0;
   do {
-    stage->host(m, n, k, A.data(), B.data(), C.data());
+    stage->code.host(m, n, k, A.data(), B.data(), C.data());
     ++iterations;
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } while (seconds < min_seconds && iterations < max_iterations);

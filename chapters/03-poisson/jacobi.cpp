@@ -33,11 +33,7 @@ struct Options {
   tut::Format format = tut::Format::human;
 };
 
-std::string stage_names() {
-  std::string names;
-  for (const PoissonStage* s : poisson_stages()) names += std::string(names.empty() ? "" : ", ") + s->name;
-  return names;
-}
+std::string stage_names() { return tut::stage_names(poisson_stages()); }
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -61,7 +57,7 @@ Options parse(int argc, char** argv) {
   cli.parse(int(flags.size()), flags.data());
   if (positional.size() < 3 || positional.size() > 4)
     throw tut::UsageError("expected VERSION N iterations [tolerance] (see --help)");
-  o.stage = find_poisson_stage(positional[0]);
+  o.stage = tut::find_stage(poisson_stages(), positional[0]);
   if (!o.stage) throw tut::UsageError("unknown VERSION '" + std::string(positional[0]) + "' (known: " + stage_names() + ")");
   o.N = int(tut::parse_integer("N", positional[1], 1, 46340));  // (N + 2)^2 stays within 32-bit indices
   o.iterations = int(tut::parse_integer("iterations", positional[2], 1, 100000000));
@@ -70,7 +66,7 @@ Options parse(int argc, char** argv) {
     o.tolerance = std::strtod(positional[3], &end);
     if (*end != '\0' || !(o.tolerance > 0))
       throw tut::UsageError("tolerance must be a positive number, got '" + std::string(positional[3]) + "'");
-    if (o.stage->multi_gpu)
+    if (o.stage->multi_gpu())
       throw tut::UsageError(std::string(o.stage->name) + " runs a fixed number of iterations: drop the tolerance");
   }
   return o;
@@ -100,14 +96,14 @@ Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<do
   so.tolerance = o.tolerance;
   so.check_every = o.check_every;
   so.parts = parts;
-  if (stage.on_device) {  // an untimed warm-up: module loading, clocks, peer access
+  if (stage.on_device()) {  // an untimed warm-up: module loading, clocks, peer access
     std::vector<double> scratch = problem.u0;
     SolveOptions warm = so;
     warm.max_iterations = std::min(o.iterations, 10);
     warm.tolerance = 0;
-    stage.solve(problem, scratch, warm);
+    stage.code.solve(problem, scratch, warm);
   }
-  return {&stage, parts, stage.solve(problem, u, so)};
+  return {&stage, parts, stage.code.solve(problem, u, so)};
 }
 
 int jacobi_main(int argc, char** argv) {
@@ -115,7 +111,7 @@ int jacobi_main(int argc, char** argv) {
   const PoissonProblem problem = radiator_problem(o.N);
   tut::DeviceInfo device;
   int gpus = 0;
-  if (o.stage->on_device) {
+  if (o.stage->on_device()) {
     device = tut::require_device();
     CUDA_CHECK(cudaGetDeviceCount(&gpus));
     tut::require_device_memory(3 * problem.grid.cells() * sizeof(double), "an N = " + std::to_string(o.N) + " grid (three fields)");
@@ -123,13 +119,13 @@ int jacobi_main(int argc, char** argv) {
   const int parts = o.parts ? o.parts : std::max(gpus, 1);
   std::vector<Run> runs;
   std::vector<double> u = problem.u0;
-  if (o.stage->multi_gpu) {  // the single-GPU stage in the same run, for speed-up and efficiency
+  if (o.stage->multi_gpu()) {  // the single-GPU stage in the same run, for speed-up and efficiency
     std::vector<double> single = problem.u0;
-    runs.push_back(run(poisson_gpu2, problem, single, o, 1));
+    runs.push_back(run(tut::stage_named(poisson_stages(), "gpu2"), problem, single, o, 1));
   }
-  runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu ? parts : 1));
+  runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu() ? parts : 1));
 
-  const double copy_gbps = o.stage->on_device ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
+  const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
   tut::Table table({{"stage", "stage", ""}, {"N", "N", ""}, {"gpus", "GPUs", ""}, {"iterations", "iterations", ""},
                     {"time_s", "time", "s"}, {"gupdates_per_s", "rate", "Gupdates/s"}, {"gb_per_s", "at 24 B/update", "GB/s"},
                     {"pct_copy", "of copy x GPUs", "%"}, {"speedup", "vs gpu2", "x"}, {"efficiency", "efficiency", "%"},
@@ -143,11 +139,11 @@ int jacobi_main(int argc, char** argv) {
   for (const Run& r : runs) {
     const double updates = double(o.N) * o.N * r.result.iterations;
     const double gbps = 24.0 * updates / r.result.seconds / 1e9;
-    const int used = r.stage->multi_gpu ? std::min(r.parts, std::max(gpus, 1)) : (r.stage->on_device ? 1 : 0);
+    const int used = r.stage->multi_gpu() ? std::min(r.parts, std::max(gpus, 1)) : (r.stage->on_device() ? 1 : 0);
     const double speedup = single_seconds > 0 ? single_seconds / r.result.seconds : 0;
     char norm[32];
     std::snprintf(norm, sizeof norm, "%.3e", r.result.change_norm);
-    table.add_row({tut::Cell::str(r.stage->name + std::string(r.stage->multi_gpu ? " x" + std::to_string(r.parts) : "")),
+    table.add_row({tut::Cell::str(r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : "")),
                    tut::Cell::num(o.N, 0), tut::Cell::num(used, 0), tut::Cell::num(r.result.iterations, 0),
                    tut::Cell::num(r.result.seconds, 4), tut::Cell::num(updates / r.result.seconds / 1e9, 3),
                    tut::Cell::num(gbps, 1), used && copy_gbps > 0 ? tut::Cell::num(100 * gbps / (copy_gbps * used), 1) : tut::Cell::none(),

@@ -82,7 +82,7 @@ int mpi_main(int argc, char** argv, int rank, int size) {
     if (check) {
       std::vector<double> single = problem.u0;
       SolveOptions o = options;
-      poisson_gpu2.solve(problem, single, o);
+      tut::stage_named(poisson_stages(), "gpu2").code.solve(problem, single, o);
       const tut::ValidationReport r = tut::compare(gathered.data(), single.data(), problem.grid.extent(), {0.0, 0.0});
       std::printf(r.ok() ? "matches gpu2 bit for bit\n" : "differs from gpu2: %s\n", r.summary().c_str());
       status = r.ok() ? 0 : 1;

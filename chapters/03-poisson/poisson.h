@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device.h"
+#include "stages.h"
 #include "validate.h"
 
 using tut::blocks_for;
@@ -53,20 +54,22 @@ struct SolveResult {
 // Every stage: iterate from u (host, (N + 2)^2 with its boundary) and leave the result in u.
 using PoissonSolve = SolveResult (*)(const PoissonProblem& problem, std::vector<double>& u, const SolveOptions& options);
 
-struct PoissonStage {
-  const char* name;
-  const char* idea;
-  bool on_device, multi_gpu;
+// What a stage's file hands over, as `const PoissonCode poisson_<stage>`.
+struct PoissonCode {
   PoissonSolve solve;
-  const char* source;
 };
 
-#define POISSON_STAGE_FILE(file) TUT_KERNELS_DIR "/03-poisson/" file
+struct PoissonStage : tut::StageInfo {
+  PoissonCode code;
+  bool multi_gpu() const { return side == tut::Side::multigpu; }  // row blocks over the GPUs
+};
 
-extern const PoissonStage poisson_cpu, poisson_cpu_omp, poisson_gpu1, poisson_gpu2, poisson_gpu3, poisson_multi,
-    poisson_nccl;
+#define STAGE(name, ...) extern const PoissonCode poisson_##name;
+#include "poisson.stages"
+#undef STAGE
+
+// Every stage, in the list's order.
 const std::vector<const PoissonStage*>& poisson_stages();
-const PoissonStage* find_poisson_stage(const char* name);
 
 // The iteration loop shared by the stages: ping-pong between two fields, the tolerance checked
 // every check_every iterations, only the loop timed. `advance` does `count` iterations from

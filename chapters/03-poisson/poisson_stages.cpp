@@ -1,15 +1,12 @@
-#include <cstring>
-
+// The registry: each line of poisson.stages joined with the code its file hands over.
 #include "poisson.h"
 
 const std::vector<const PoissonStage*>& poisson_stages() {
-  static const std::vector<const PoissonStage*> stages = {&poisson_cpu,  &poisson_cpu_omp, &poisson_gpu1, &poisson_gpu2,
-                                                          &poisson_gpu3, &poisson_multi,   &poisson_nccl};
+#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("03-poisson", file)}, poisson_##name},
+  static const PoissonStage all[] = {
+#include "poisson.stages"
+  };
+#undef STAGE
+  static const std::vector<const PoissonStage*> stages = tut::registry(all);
   return stages;
-}
-
-const PoissonStage* find_poisson_stage(const char* name) {
-  for (const PoissonStage* s : poisson_stages())
-    if (std::strcmp(s->name, name) == 0) return s;
-  return nullptr;
 }

@@ -43,15 +43,17 @@ Options parse(int argc, const char* const* argv) {
     o.N = int(tut::parse_integer("--size", t, 2, kMaxMeshSide));
     if (!is_power_of_two(o.N)) throw tut::UsageError("--size must be a power of two (indices wrap with & (N - 1)), got " + t);
   });
-  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu_omp, gpu1, gpu_k, gpu2)", "all",
+  cli.add_value("stage", "LIST", "stages, comma-separated (" + tut::stage_names(force_stages()) + ")", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, force_stages()); });
   cli.add_value("axis", "LIST", "axes, comma-separated (x, y, z)", "all",
                 [&](const std::string& t) { o.axes = parse_axes(t); });
-  cli.add_value("strip", "S", "planes per thread of gpu2, a power of two up to 128", "32", [&](const std::string& t) {
+  cli.add_value("strip", "S", "cells per thread of the stages that walk strips (gpu2), a power of two up to 128",
+                "32", [&](const std::string& t) {
     o.strip = int(tut::parse_integer("--strip", t, 1, 128));
     if (!is_power_of_two(o.strip)) throw tut::UsageError("--strip must be a power of two, got " + t);
   });
-  cli.add_flag("sweep-strips", &o.sweep_strips, "run gpu2 once per strip length 1, 2, 4 .. 128 (at most N)");
+  cli.add_flag("sweep-strips", &o.sweep_strips,
+               "run the stages that walk strips once per strip length 1, 2, 4 .. 128 (at most N)");
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
   cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
   cli.add_int("seed", &o.seed, "seed of the random potential", 0, INT_MAX);
@@ -72,10 +74,10 @@ struct Run {
 std::vector<Run> runs_for(const Options& o, const Mesh& m) {
   std::vector<Run> runs;
   for (const ForceStage* s : o.stages) {
-    if (s == &force_gpu2 && o.sweep_strips) {
+    if (s->code.strip && o.sweep_strips) {
       for (int strip = 1; strip <= 128 && strip <= m.N; strip *= 2) runs.push_back({s, strip});
     } else {
-      const int strip = s == &force_gpu2 ? std::min(o.strip, m.N) : 0;
+      const int strip = s->code.strip ? std::min(o.strip, m.N) : 0;
       runs.push_back({s, strip});
     }
   }
@@ -114,25 +116,26 @@ int main(int argc, char** argv) {
       d_pot.upload(pot.data());
     }
     bool all_ok = true;
+    const ForceStage& cpu_stage = tut::stage_named(force_stages(), "cpu");  // the reference and the baseline
     for (int axis : o.axes) {
       std::vector<float> reference(cells);
       const tut::TimingStats cpu =
-          tut::time_host([&] { force_cpu.run(m, axis, pot.data(), reference.data(), 0, nullptr); }, 1, o.cpu_repeats);
+          tut::time_host([&] { cpu_stage.code.on_host(m, axis, pot.data(), reference.data()); }, 1, o.cpu_repeats);
       for (const Run& r : runs_for(o, m)) {
         const ForceStage& s = *r.stage;
-        if (!s.handles(axis) || (s.on_device && !device.usable)) continue;
+        if (!s.handles(axis) || (s.on_device() && !device.usable)) continue;
         tut::TimingStats t = cpu;
-        if (!s.on_device && &s != &force_cpu) {
+        if (!s.on_device() && &s != &cpu_stage) {
           tut::poison(f.data(), cells);  // NaN: a cell never written fails
-          t = tut::time_host([&] { s.run(m, axis, pot.data(), f.data(), 0, nullptr); }, 1, o.cpu_repeats);
-        } else if (s.on_device) {
+          t = tut::time_host([&] { s.code.on_host(m, axis, pot.data(), f.data()); }, 1, o.cpu_repeats);
+        } else if (s.on_device()) {
           CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
-          t = tut::time_device([&] { s.run(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
+          t = tut::time_device([&] { s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
                                o.repeats);
           d_f.download(f.data());
         }
         bool ok = true;
-        if (&s != &force_cpu) {
+        if (&s != &cpu_stage) {
           const tut::ValidationReport v = tut::compare(f.data(), reference.data(), m.extent(), force_tolerance(m));
           ok = v.ok();
           if (!ok)

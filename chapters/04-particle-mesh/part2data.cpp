@@ -34,7 +34,7 @@ Options parse(int argc, const char* const* argv) {
                             "stages, checks each against the cpu stage, and times it.");
   cli.add_int("particles", &o.np, "number of particles", 1, kMaxParticles);
   cli.add_int("mesh", &o.N, "cells per side of the mesh; dx = 1 / mesh, positions in [0, 1)", 1, kMaxMeshSide);
-  cli.add_value("stage", "LIST", "stages, comma-separated (cpu, cpu_omp, gpu1, gpu2, gpu3)", "all",
+  cli.add_value("stage", "LIST", "stages, comma-separated (" + tut::stage_names(part2data_stages()) + ")", "all",
                 [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, part2data_stages()); });
   cli.add_int("block", &block, "threads per block for every GPU stage (0: each stage's own, 256)", 0, 1024);
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
@@ -51,6 +51,9 @@ Options parse(int argc, const char* const* argv) {
 
 std::string check_text(bool ok) { return ok ? "ok" : "FAIL"; }
 
+// cpu: the reference every stage is checked against, and the sequential time of both tables.
+const Part2DataStage& reference_stage() { return tut::stage_named(part2data_stages(), "cpu"); }
+
 // Compares with the reference; a mismatch is reported on stderr with the file to edit.
 bool matches(const Part2DataStage& s, const int* got, const std::vector<int>& want, const char* how) {
   const tut::ValidationReport r = tut::compare(got, want.data(), particles_extent(want.size()), {0, 0});
@@ -63,12 +66,12 @@ bool matches(const Part2DataStage& s, const int* got, const std::vector<int>& wa
 // -1 everywhere, before every run that is checked: a cell a stage never writes cannot match.
 void poison_cells(int* data, int np) { std::fill(data, data + np, -1); }
 
-unsigned block_of(const Part2DataStage& s, const Options& o) { return o.block ? o.block : s.block; }
+unsigned block_of(const Part2DataStage& s, const Options& o) { return o.block ? o.block : s.code.block; }
 
 tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Options& o,
                              const tut::DeviceBuffer<float>& pos, tut::DeviceBuffer<int>& data) {
   const int np = int(data.size());
-  return tut::time_device([&] { s.run(m, np, pos.get(), data.get(), block_of(s, o), nullptr); }, nullptr, 2,
+  return tut::time_device([&] { s.code.on_device(m, np, pos.get(), data.get(), block_of(s, o), nullptr); }, nullptr, 2,
                           o.repeats);
 }
 
@@ -94,14 +97,14 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
   bool all_ok = true;
   std::vector<int> host_data(size_t(o.np));
   for (const Part2DataStage* s : o.stages) {
-    if (s->on_device && !device.usable) continue;
+    if (s->on_device() && !device.usable) continue;
     tut::TimingStats t;
     bool ok = true;
-    if (s == &part2data_cpu) {
+    if (s == &reference_stage()) {
       t = cpu;  // timed in main, where it made the reference
-    } else if (!s->on_device) {
+    } else if (!s->on_device()) {
       poison_cells(host_data.data(), o.np);
-      t = tut::time_host([&] { s->run(m, o.np, pos.data(), host_data.data(), 0, nullptr); }, 1, o.cpu_repeats);
+      t = tut::time_host([&] { s->code.on_host(m, o.np, pos.data(), host_data.data()); }, 1, o.cpu_repeats);
       ok = matches(*s, host_data.data(), reference, "on its own");
     } else {
       CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
@@ -113,7 +116,7 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
     const double rate = o.np / (t.median_ms * 1e-3);
     const double gbps = 16.0 * rate / 1e9;
     table.add_row({tut::Cell::str(s->name), tut::Cell::str(s->idea),
-                   s->on_device ? tut::Cell::num(block_of(*s, o), 0) : tut::Cell::none(),
+                   s->on_device() ? tut::Cell::num(block_of(*s, o), 0) : tut::Cell::none(),
                    tut::Cell::num(t.median_ms, 4), tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4),
                    tut::Cell::num(rate / 1e9, 3), tut::Cell::num(gbps, 0),
                    copy_gbps > 0 ? tut::Cell::num(100 * gbps / copy_gbps, 1) : tut::Cell::none(),
@@ -162,7 +165,7 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
   }
   bool all_ok = true;
   for (const Part2DataStage* s : o.stages) {
-    if (!s->on_device) continue;
+    if (!s->on_device()) continue;
     bool ok = true;
     // The median time of the whole offload into poisoned host cells, which are then checked.
     auto offload = [&](const float* host_pos, int* host_data, const std::vector<cudaStream_t>& on, const char* how) {
@@ -208,7 +211,7 @@ int main(int argc, char** argv) {
     // The cpu stage is the reference and the sequential time of both tables.
     std::vector<int> reference(size_t(o.np));
     const tut::TimingStats cpu =
-        tut::time_host([&] { part2data_cpu.run(m, o.np, pos.data(), reference.data(), 0, nullptr); }, 1, o.cpu_repeats);
+        tut::time_host([&] { reference_stage().code.on_host(m, o.np, pos.data(), reference.data()); }, 1, o.cpu_repeats);
     if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
     return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
                        : run_kernels(o, m, pos, reference, cpu, device);

@@ -10,7 +10,7 @@ void offload_part2data(const Part2DataStage& s, unsigned block, const Mesh& m, i
   tut::DeviceBuffer<int> data{size_t(np)};
   if (streams.empty()) {
     pos.upload(host_pos);
-    s.run(m, np, pos.get(), data.get(), block, nullptr);
+    s.code.on_device(m, np, pos.get(), data.get(), block, nullptr);
     data.download(host_data);
     return;  // the buffers' destructors free them
   }
@@ -21,7 +21,7 @@ void offload_part2data(const Part2DataStage& s, unsigned block, const Mesh& m, i
     const cudaStream_t stream = streams[size_t(c) % streams.size()];
     CUDA_CHECK(cudaMemcpyAsync(pos.get() + size_t(first) * 3, host_pos + size_t(first) * 3, size_t(n) * 3 * sizeof(float),
                                cudaMemcpyHostToDevice, stream));
-    s.run(m, n, pos.get() + size_t(first) * 3, data.get() + first, block, stream);
+    s.code.on_device(m, n, pos.get() + size_t(first) * 3, data.get() + first, block, stream);
     CUDA_CHECK(cudaMemcpyAsync(host_data + first, data.get() + first, size_t(n) * sizeof(int), cudaMemcpyDeviceToHost,
                                stream));
   }

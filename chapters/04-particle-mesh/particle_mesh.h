@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device.h"
+#include "stages.h"
 #include "validate.h"
 
 using tut::blocks_for;
@@ -42,43 +43,59 @@ __host__ __device__ inline int cell_index(const Mesh& m, float x, float y, float
 }
 
 // Every stage: data[p] = cell of particle p, for p < np, from pos[3 p .. 3 p + 2] (x, y, z: an
-// array of structures). Host stages get host pointers and ignore block and stream; device
-// stages get device pointers and only enqueue their work on the stream.
-using Part2Data = void (*)(const Mesh& m, int np, const float* pos, int* data, unsigned block, cudaStream_t stream);
+// array of structures). A CPU stage works on host pointers; a GPU stage gets device pointers
+// and only enqueues its work on the stream, in blocks of `block` threads.
+using Part2DataOnHost = void (*)(const Mesh& m, int np, const float* pos, int* data);
+using Part2DataOnDevice = void (*)(const Mesh& m, int np, const float* pos, int* data, unsigned block,
+                                   cudaStream_t stream);
 
-struct Part2DataStage {
-  const char* name;
-  const char* idea;
-  bool on_device;
-  unsigned block;  // threads per block, the stage's own choice
-  Part2Data run;
-  const char* source;
+// What a part2data stage's file hands over, as `const Part2DataCode part2data_<stage>`.
+struct Part2DataCode {
+  constexpr Part2DataCode(Part2DataOnHost run) : on_host(run) {}
+  constexpr Part2DataCode(Part2DataOnDevice run, unsigned threads) : on_device(run), block(threads) {}
+  Part2DataOnHost on_host = nullptr;
+  Part2DataOnDevice on_device = nullptr;
+  unsigned block = 0;  // threads per block, the stage's own choice
+};
+
+struct Part2DataStage : tut::StageInfo {
+  Part2DataCode code;
 };
 
 // ---- forces -------------------------------------------------------------------------------
 
 enum Axis { kAxisX = 0, kAxisY = 1, kAxisZ = 2 };
 const char* axis_name(int axis);  // "x", "y", "z"
+constexpr unsigned kEveryAxis = 0b111;
 
 // Every stage: f = (pot[cell + 1 along axis] - pot[cell - 1 along axis]) / (2 dx) on every cell,
-// indices wrapping around the mesh. `strip` is the planes per thread of the stages that march
-// along the axis (0: the stage's own); the others ignore it.
-using Force = void (*)(const Mesh& m, int axis, const float* pot, float* f, int strip, cudaStream_t stream);
+// indices wrapping around the mesh. A GPU stage that walks strips along the axis takes their
+// length as `strip` (0: its own); the others ignore it.
+using ForceOnHost = void (*)(const Mesh& m, int axis, const float* pot, float* f);
+using ForceOnDevice = void (*)(const Mesh& m, int axis, const float* pot, float* f, int strip, cudaStream_t stream);
 
-struct ForceStage {
-  const char* name;
-  const char* idea;
-  bool on_device;
+// What a force stage's file hands over, as `const ForceCode force_<stage>`.
+struct ForceCode {
+  constexpr ForceCode(ForceOnHost run, unsigned axis_bits) : on_host(run), axes(axis_bits) {}
+  constexpr ForceCode(ForceOnDevice run, unsigned axis_bits, int own_strip = 0)
+      : on_device(run), axes(axis_bits), strip(own_strip) {}
+  ForceOnHost on_host = nullptr;
+  ForceOnDevice on_device = nullptr;
   unsigned axes;  // bit a set: the stage computes axis a
-  Force run;
-  const char* source;
-  bool handles(int axis) const { return axes >> axis & 1u; }
+  int strip = 0;  // the length of its strips, for a stage that walks them (0: it does not)
 };
 
-#define PM_STAGE_FILE(file) TUT_KERNELS_DIR "/04-particle-mesh/" file
+struct ForceStage : tut::StageInfo {
+  ForceCode code;
+  bool handles(int axis) const { return code.axes >> axis & 1u; }
+};
 
-extern const Part2DataStage part2data_cpu, part2data_cpu_omp, part2data_gpu1, part2data_gpu2, part2data_gpu3;
-extern const ForceStage force_cpu, force_cpu_omp, forcex_gpu1, force_gpu_k, force_gpu2;
+#define STAGE(name, ...) extern const Part2DataCode part2data_##name;
+#include "part2data.stages"
+#undef STAGE
+#define STAGE(name, ...) extern const ForceCode force_##name;
+#include "force.stages"
+#undef STAGE
 const std::vector<const Part2DataStage*>& part2data_stages();
 const std::vector<const ForceStage*>& force_stages();
 

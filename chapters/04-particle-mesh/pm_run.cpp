@@ -8,16 +8,16 @@
 std::vector<int> run_part2data(const Part2DataStage& s, const Mesh& m, const std::vector<float>& pos, unsigned block) {
   const int np = int(pos.size() / 3);
   std::vector<int> data(np, -1);  // -1: no particle's cell
-  if (block == 0) block = s.block;
-  if (!s.on_device) {
-    s.run(m, np, pos.data(), data.data(), block, nullptr);
+  if (block == 0) block = s.code.block;
+  if (!s.on_device()) {
+    s.code.on_host(m, np, pos.data(), data.data());
     return data;
   }
   tut::DeviceBuffer<float> d_pos(pos.size());
   tut::DeviceBuffer<int> d_data{size_t(np)};
   d_pos.upload(pos.data());
   CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
-  s.run(m, np, d_pos.get(), d_data.get(), block, nullptr);
+  s.code.on_device(m, np, d_pos.get(), d_data.get(), block, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   d_data.download(data.data());
   return data;
@@ -25,14 +25,14 @@ std::vector<int> run_part2data(const Part2DataStage& s, const Mesh& m, const std
 
 std::vector<float> run_force(const ForceStage& s, const Mesh& m, int axis, const std::vector<float>& pot, int strip) {
   std::vector<float> f(pot.size(), NAN);
-  if (!s.on_device) {
-    s.run(m, axis, pot.data(), f.data(), strip, nullptr);
+  if (!s.on_device()) {
+    s.code.on_host(m, axis, pot.data(), f.data());
     return f;
   }
   tut::DeviceBuffer<float> d_pot(pot.size()), d_f(pot.size());
   d_pot.upload(pot.data());
   CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // 0xffffffff is a NaN
-  s.run(m, axis, d_pot.get(), d_f.get(), strip, nullptr);
+  s.code.on_device(m, axis, d_pot.get(), d_f.get(), strip, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   d_f.download(f.data());
   return f;

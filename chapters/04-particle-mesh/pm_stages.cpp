@@ -1,14 +1,25 @@
 #include "particle_mesh.h"
 
+// The registries: each line of part2data.stages and force.stages joined with the code its file
+// hands over.
 const std::vector<const Part2DataStage*>& part2data_stages() {
-  static const std::vector<const Part2DataStage*> stages = {&part2data_cpu, &part2data_cpu_omp, &part2data_gpu1,
-                                                            &part2data_gpu2, &part2data_gpu3};
+#define STAGE(name, file, side, idea) \
+  {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("04-particle-mesh", file)}, part2data_##name},
+  static const Part2DataStage all[] = {
+#include "part2data.stages"
+  };
+#undef STAGE
+  static const std::vector<const Part2DataStage*> stages = tut::registry(all);
   return stages;
 }
 
 const std::vector<const ForceStage*>& force_stages() {
-  static const std::vector<const ForceStage*> stages = {&force_cpu, &force_cpu_omp, &forcex_gpu1, &force_gpu_k,
-                                                        &force_gpu2};
+#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("04-particle-mesh", file)}, force_##name},
+  static const ForceStage all[] = {
+#include "force.stages"
+  };
+#undef STAGE
+  static const std::vector<const ForceStage*> stages = tut::registry(all);
   return stages;
 }
 

@@ -1,6 +1,7 @@
 // Exercise skeleton generated from solutions/01-heat/v1_naive.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage v1: the first CUDA version: one thread per cell, a 3D grid of blocks of {32,1,1}.
+// heat v1: the first CUDA version, one thread per cell, a 3D grid of blocks of {32,1,1}.
+//   run:  build/chapters/01-heat/heat3d --stage v0,v1         test: meson test -C build heat-v1
 // Change from v0: the three loops become the grid; each thread computes the indices of its
 // own cell and, when the cell is interior, updates it exactly as v0 does.
 // Why it helps: hundreds of thousands of cells are in flight at once instead of one.
@@ -11,6 +12,8 @@
 #include "heat.h"
 
 namespace {
+
+constexpr dim3 kBlock{32, 1, 1};  // one warp per block: the obvious first choice
 
 __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out) {
   // TODO(exercise): map this thread to its cell (i, j, k); if the cell is interior, update it as v0 does
@@ -24,4 +27,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatStage heat_v1 = {"v1", "one thread per cell", true, {32, 1, 1}, step, HEAT_STAGE_FILE("v1_naive.cu")};
+const HeatCode heat_v1{step, kBlock};

@@ -1,6 +1,7 @@
 // Exercise skeleton generated from solutions/01-heat/v2_block.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage v2: the same kernel, launched with blocks of {64,8,1}.
+// heat v2: the same kernel, launched with blocks of {64,8,1}.
+//   run:  build/chapters/01-heat/heat3d --stage v1,v2         test: meson test -C build heat-v2
 // Change from v1: only the block shape. 512 threads a block instead of 32.
 // Why it should help: a multiprocessor can now be filled (4 blocks make its 2048 threads),
 // and the 8 rows of a block share their y-neighbours through L1 instead of fetching them
@@ -11,6 +12,9 @@
 #include "heat.h"
 
 namespace {
+
+// TODO(exercise): the block shape of this stage: {64, 8, 1} (x, y, z) instead of v1's {32, 1, 1}
+constexpr dim3 kBlock{32, 1, 1};
 
 __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,5 +35,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-// TODO(exercise): launch v2 with blocks of {64, 8, 1} (x, y, z) instead of v1's {32, 1, 1}
-const HeatStage heat_v2 = {"v2", "block {64,8,1}", true, {32, 1, 1}, step, HEAT_STAGE_FILE("v2_block.cu")};
+const HeatCode heat_v2{step, kBlock};

@@ -1,6 +1,7 @@
 // Exercise skeleton generated from solutions/01-heat/v3_restrict.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage v3: v2 with const and __restrict__ on the kernel's parameters.
+// heat v3: v2 with const and __restrict__ on the kernel's parameters.
+//   run:  build/chapters/01-heat/heat3d --stage v2,v3         test: meson test -C build heat-v3
 // Change from v2: `in` and `out` are declared never to alias, and the scalars const.
 // Why it should help: `const float*` alone promises nothing (another pointer may write the
 // same memory); __restrict__ does, so the compiler may keep loaded values in registers
@@ -11,6 +12,8 @@
 #include "heat.h"
 
 namespace {
+
+constexpr dim3 kBlock{64, 8, 1};  // v2's
 
 // TODO(exercise): v2's kernel, with const on the scalar parameters and __restrict__ on both pointers
 __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out) {}
@@ -23,4 +26,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatStage heat_v3 = {"v3", "const + __restrict__", true, {64, 8, 1}, step, HEAT_STAGE_FILE("v3_restrict.cu")};
+const HeatCode heat_v3{step, kBlock};

@@ -1,6 +1,7 @@
 // Exercise skeleton generated from solutions/01-heat/v4_zfactor.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage v4: each thread updates Z_FACTOR = 4 consecutive cells along z; blocks of {128,4,1}.
+// heat v4: each thread updates Z_FACTOR = 4 consecutive cells along z; blocks of {128,4,1}.
+//   run:  build/chapters/01-heat/heat3d --stage v3,v4         test: meson test -C build heat-v4
 // Change from v3: a quarter of the threads, each marching up a short column of cells. The
 // cell below, the cell itself and the cell above slide along the column in registers, so
 // the column costs 4 + 2 loads of z-neighbours instead of 4 * 3.
@@ -14,6 +15,7 @@
 namespace {
 
 constexpr int Z_FACTOR = 4;
+constexpr dim3 kBlock{128, 4, 1};  // 128 floats per row: 512 contiguous bytes
 
 __global__ void heat_kernel(const HeatGrid g, const float coeff, const float* __restrict__ in,
                             float* __restrict__ out) {
@@ -31,4 +33,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatStage heat_v4 = {"v4", "Z_FACTOR=4 cells per thread", true, {128, 4, 1}, step, HEAT_STAGE_FILE("v4_zfactor.cu")};
+const HeatCode heat_v4{step, kBlock};

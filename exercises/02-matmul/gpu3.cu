@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/gpu3.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Type gpu3: each thread computes 2 elements of C, half as many threads. Two choices of the
+// matmul gpu3 and gpu3r: 2 elements per thread, below, or right.
+//   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048     test: meson test -C build matmul-gpu3r
+// Each thread computes 2 elements of C, half as many threads. Two choices of the
 // second element, both here, and the benchmark says which wins:
 //   gpu3  (below): rows i and i+1 of one column. One load of B serves 2 multiply-adds, and a
 //                  warp still reads 16 consecutive elements of B: coalesced.
@@ -47,7 +49,5 @@ extern "C" void matmult_gpu3r(int m, int n, int k, double* A, double* B, double*
   matmult_on_device(m, n, k, A, B, C, launch_right);
 }
 
-const MatmulStage matmul_gpu3 = {"gpu3", "2 elements per thread, below", matmult_gpu3, launch_below,
-                                 MATMUL_STAGE_FILE("gpu3.cu")};
-const MatmulStage matmul_gpu3r = {"gpu3r", "2 elements per thread, right", matmult_gpu3r, launch_right,
-                                  MATMUL_STAGE_FILE("gpu3.cu")};
+const MatmulCode matmul_gpu3{matmult_gpu3, launch_below};
+const MatmulCode matmul_gpu3r{matmult_gpu3r, launch_right};

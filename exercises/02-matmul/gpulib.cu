@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/gpulib.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Type gpulib: cuBLAS DGEMM. cuBLAS is column-major; a row-major matrix read column-major is
+// matmul gpulib: cuBLAS dgemm.
+//   run:  build/chapters/02-matmul/matmult_f gpulib 4096 4096 4096     test: meson test -C build matmul-gpulib
+// CuBLAS DGEMM. cuBLAS is column-major; a row-major matrix read column-major is
 // its transpose, so C^T = B^T A^T is computed by passing B before A, and C comes out row-major.
 // On Hopper, DGEMM runs on the FP64 tensor cores.
 #include <cublas_v2.h>
@@ -31,4 +33,4 @@ extern "C" void matmult_gpulib(int m, int n, int k, double* A, double* B, double
   matmult_on_device(m, n, k, A, B, C, launch);
 }
 
-const MatmulStage matmul_gpulib = {"gpulib", "cuBLAS dgemm", matmult_gpulib, launch, MATMUL_STAGE_FILE("gpulib.cu")};
+const MatmulCode matmul_gpulib{matmult_gpulib, launch};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/lib.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Type lib: OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
+// matmul lib: OpenBLAS dgemm, all cores.
+//   run:  build/chapters/02-matmul/matmult_f lib 2048 2048 2048     test: meson test -C build matmul-lib
+// OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
 #include <cblas.h>
 
 #include "matmul.h"
@@ -9,4 +11,4 @@ extern "C" void matmult_lib(int m, int n, int k, double* A, double* B, double* C
   // TODO(exercise): C = 1 * A B + 0 * C with cblas_dgemm, row-major, no transposes
 }
 
-const MatmulStage matmul_lib = {"lib", "OpenBLAS dgemm, all cores", matmult_lib, nullptr, MATMUL_STAGE_FILE("lib.cpp")};
+const MatmulCode matmul_lib{matmult_lib};

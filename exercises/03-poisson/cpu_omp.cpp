@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/cpu_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage cpu_omp: the same sweep shared among the CPU's cores with OpenMP.
+// poisson cpu_omp: Jacobi, OpenMP.
+//   run:  build/chapters/03-poisson/jacobi cpu_omp 1024 1000     test: meson test -C build poisson-cpu_omp
+// The same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"
 
@@ -18,4 +20,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_cpu_omp = {"cpu_omp", "Jacobi, OpenMP", false, false, solve, POISSON_STAGE_FILE("cpu_omp.cpp")};
+const PoissonCode poisson_cpu_omp{solve};

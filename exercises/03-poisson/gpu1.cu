@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/gpu1.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage gpu1: one GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
+// poisson gpu1: one GPU thread.
+//   run:  build/chapters/03-poisson/jacobi gpu1 64 10     test: meson test -C build poisson-gpu1
+// One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
 // It proves the allocation, copies and pointer swapping; nothing else.
 #include "check.h"
 #include "poisson.h"
@@ -25,4 +27,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_gpu1 = {"gpu1", "one GPU thread", true, false, solve, POISSON_STAGE_FILE("gpu1.cu")};
+const PoissonCode poisson_gpu1{solve};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/gpu2.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage gpu2: one thread per grid point, blocks of 32x8, the two fields swapped on the host.
+// poisson gpu2: one thread per point.
+//   run:  build/chapters/03-poisson/jacobi gpu2 4096 1000     test: meson test -C build poisson-gpu2
+// One thread per grid point, blocks of 32x8, the two fields swapped on the host.
 // Change from gpu1: the sweep becomes the grid of threads. Launches go back to back on one
 // stream: nothing waits for the GPU between iterations.
 // What still limits it: one launch per iteration (a few microseconds each), and every update
@@ -29,4 +31,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_gpu2 = {"gpu2", "one thread per point", true, false, solve, POISSON_STAGE_FILE("gpu2.cu")};
+const PoissonCode poisson_gpu2{solve};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/multi.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage multi: the grid split by rows across the GPUs (the report's section 2.3). Each GPU
+// poisson multi: rows split over GPUs, peer copies.
+//   run:  build/chapters/03-poisson/jacobi multi 16384 1000 --parts 2     test: meson test -C build poisson-multi
+// The grid split by rows across the GPUs (the report's section 2.3). Each GPU
 // updates its rows; after each iteration it sends its first and last new rows to its
 // neighbours' halos with peer-to-peer copies (NVLink where there is one).
 // Change from gpu2: several GPUs, so several memories' bandwidth. The edge rows are updated
@@ -30,5 +32,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_multi = {"multi", "rows split over GPUs, peer copies", true, true, solve,
-                                    POISSON_STAGE_FILE("multi.cu")};
+const PoissonCode poisson_multi{solve};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/nccl.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Stage nccl: the same split as multi, with the halo rows exchanged by NCCL send/receive
+// poisson nccl: rows split over GPUs, NCCL.
+//   run:  build/chapters/03-poisson/jacobi nccl 16384 1000 --parts 2     test: meson test -C build poisson-nccl
+// The same split as multi, with the halo rows exchanged by NCCL send/receive
 // instead of peer copies. The code is the same for GPUs of one machine (here, one process
 // driving every GPU) and, with one process per GPU started by MPI, of several machines.
 // Change from multi: the transport is NCCL's choice (NVLink, PCIe, or the network).
@@ -44,4 +46,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_nccl = {"nccl", "rows split over GPUs, NCCL", true, true, solve, POISSON_STAGE_FILE("nccl.cu")};
+const PoissonCode poisson_nccl{solve};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/force_gpu2.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Force stage gpu2: forcex (and forcey) after loop interchange and strip mining.
+// force gpu2: threads along k, strips along the axis.
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k,gpu2 --axis x,y     test: meson test -C build particle-mesh-force-gpu2
+// Forcex (and forcey) after loop interchange and strip mining.
 //   - Interchange: the thread index runs along k, the fastest axis, so a warp reads and writes
 //     128 consecutive bytes: every sector fully used (stage gpu_k does only this).
 //   - Strip mining: each thread walks a strip of STRIP cells along the axis of the difference.
@@ -60,5 +62,4 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int strip, cudaStr
 
 }  // namespace
 
-const ForceStage force_gpu2 = {"gpu2", "threads along k, strips along the axis", true, (1u << kAxisX) | (1u << kAxisY),
-                               run, PM_STAGE_FILE("force_gpu2.cu")};
+const ForceCode force_gpu2{run, (1u << kAxisX) | (1u << kAxisY), kDefaultStrip};

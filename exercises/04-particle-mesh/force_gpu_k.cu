@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/force_gpu_k.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Force stage gpu_k: loop interchange alone. Threads run along k, the fastest axis, for any
+// force gpu_k: threads along k, one cell each (interchange).
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k     test: meson test -C build particle-mesh-force-gpu_k
+// Loop interchange alone. Threads run along k, the fastest axis, for any
 // axis of the difference, one cell per thread: every load and store of a warp is 128
 // consecutive bytes (for z, shifted by one float, which the L1 cache absorbs: the shifted
 // sectors are the ones the warp's own row brings in). Each thread loads its two neighbours
@@ -26,5 +28,4 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t 
 
 }  // namespace
 
-const ForceStage force_gpu_k = {"gpu_k", "threads along k, one cell each (interchange)", true, 0b111, run,
-                                PM_STAGE_FILE("force_gpu_k.cu")};
+const ForceCode force_gpu_k{run, kEveryAxis};

@@ -1,16 +1,18 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_cpu.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// part2data stage cpu: one loop over the particles, the reference of the other stages.
+// part2data cpu: one loop, one core.
+//   run:  build/chapters/04-particle-mesh/part2data --stage cpu     test: meson test -C build particle-mesh-part2data-cpu
+// One loop over the particles, the reference of the other stages.
 // Per particle it reads 12 bytes (x, y, z) and writes 4 (the cell index): the whole job is
 // streaming memory around three float divisions.
 #include "particle_mesh.h"
 
 namespace {
 
-void run(const Mesh& m, int np, const float* pos, int* data, unsigned, cudaStream_t) {
+void run(const Mesh& m, int np, const float* pos, int* data) {
   // TODO(exercise): data[p] = the cell of particle p (cell_index in particle_mesh.h), for every particle
 }
 
 }  // namespace
 
-const Part2DataStage part2data_cpu = {"cpu", "one loop, one core", false, 0, run, PM_STAGE_FILE("part2data_cpu.cpp")};
+const Part2DataCode part2data_cpu{run};

@@ -1,6 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_gpu3.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// part2data stage gpu3: what one writes today. Each thread takes four particles: their 12
+// part2data gpu3: four particles per thread, float4 loads.
+//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu2,gpu3     test: meson test -C build particle-mesh-part2data-gpu3
+// What one writes today. Each thread takes four particles: their 12
 // floats are 48 bytes, three aligned float4 loads, and their four cells one int4 store. No
 // shared memory and no barrier, and a quarter as many load instructions as gpu1. The array
 // must start 16-byte aligned (cudaMalloc gives 256); a count that is not a multiple of 4
@@ -13,6 +15,8 @@
 #include "particle_mesh.h"
 
 namespace {
+
+constexpr unsigned kBlock = 256;  // threads per block: 8 warps
 
 __global__ void four_particles_per_thread(Mesh m, int np, const float4* pos4, int4* data4) {
   // TODO(exercise): group g = this thread: particles 4g .. 4g + 3 from pos4[3g], pos4[3g + 1],
@@ -32,5 +36,4 @@ void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cud
 
 }  // namespace
 
-const Part2DataStage part2data_gpu3 = {"gpu3", "four particles per thread, float4 loads", true, 256, run,
-                                       PM_STAGE_FILE("part2data_gpu3.cu")};
+const Part2DataCode part2data_gpu3{run, kBlock};

@@ -1,5 +1,6 @@
-// Stage v0_omp: the same CPU loop shared among all cores with OpenMP: the honest CPU
-// baseline a GPU stage should be compared with.
+// heat v0_omp: v0's loop shared among all cores with OpenMP, the honest CPU baseline a GPU
+// stage should be compared with.
+//   run:  build/chapters/01-heat/heat3d --stage v0,v0_omp     test: meson test -C build heat-v0_omp
 // Change from v0: one pragma; the (k, j) rows are split among the threads, and each row
 // still runs in order, so the inner loop stays vectorisable.
 // What limits it: the CPU's memory bandwidth, tens of GB/s against the GPU's thousands.
@@ -7,7 +8,7 @@
 
 namespace {
 
-void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cudaStream_t) {
+void step(const HeatGrid& g, float coeff, const float* in, float* out) {
   const size_t row = size_t(g.nx), plane = size_t(g.nx) * g.ny;
   // EXERCISE: v0's loop nest, with its (k, j) rows shared among the CPU's threads by one OpenMP pragma
 #pragma omp parallel for collapse(2) schedule(static)
@@ -18,9 +19,8 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cud
         out[c] = in[c] + coeff * ((in[c - 1] + in[c + 1]) + (in[c - row] + in[c + row]) +
                                   (in[c - plane] + in[c + plane]) - 6.0f * in[c]);
       }
-  // END EXERCISE
 }
 
 }  // namespace
 
-const HeatStage heat_v0_omp = {"v0_omp", "CPU loop, OpenMP", false, {}, step, HEAT_STAGE_FILE("v0_omp.cpp")};
+const HeatCode heat_v0_omp{step};

@@ -1,4 +1,5 @@
-// Stage v1: the first CUDA version: one thread per cell, a 3D grid of blocks of {32,1,1}.
+// heat v1: the first CUDA version, one thread per cell, a 3D grid of blocks of {32,1,1}.
+//   run:  build/chapters/01-heat/heat3d --stage v0,v1         test: meson test -C build heat-v1
 // Change from v0: the three loops become the grid; each thread computes the indices of its
 // own cell and, when the cell is interior, updates it exactly as v0 does.
 // Why it helps: hundreds of thousands of cells are in flight at once instead of one.
@@ -10,6 +11,8 @@
 
 namespace {
 
+constexpr dim3 kBlock{32, 1, 1};  // one warp per block: the obvious first choice
+
 __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out) {
   // EXERCISE: map this thread to its cell (i, j, k); if the cell is interior, update it as v0 does
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -20,7 +23,6 @@ __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out
   const int c = (k * g.ny + j) * g.nx + i;
   out[c] = in[c] + coeff * ((in[c - 1] + in[c + 1]) + (in[c - row] + in[c + row]) +
                             (in[c - plane] + in[c + plane]) - 6.0f * in[c]);
-  // END EXERCISE
 }
 
 void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream) {
@@ -31,4 +33,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatStage heat_v1 = {"v1", "one thread per cell", true, {32, 1, 1}, step, HEAT_STAGE_FILE("v1_naive.cu")};
+const HeatCode heat_v1{step, kBlock};

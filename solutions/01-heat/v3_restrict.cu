@@ -1,4 +1,5 @@
-// Stage v3: v2 with const and __restrict__ on the kernel's parameters.
+// heat v3: v2 with const and __restrict__ on the kernel's parameters.
+//   run:  build/chapters/01-heat/heat3d --stage v2,v3         test: meson test -C build heat-v3
 // Change from v2: `in` and `out` are declared never to alias, and the scalars const.
 // Why it should help: `const float*` alone promises nothing (another pointer may write the
 // same memory); __restrict__ does, so the compiler may keep loaded values in registers
@@ -9,6 +10,8 @@
 #include "heat.h"
 
 namespace {
+
+constexpr dim3 kBlock{64, 8, 1};  // v2's
 
 // EXERCISE: v2's kernel, with const on the scalar parameters and __restrict__ on both pointers
 __global__ void heat_kernel(const HeatGrid g, const float coeff, const float* __restrict__ in,
@@ -23,7 +26,6 @@ __global__ void heat_kernel(const HeatGrid g, const float coeff, const float* __
                             (in[c - plane] + in[c + plane]) - 6.0f * in[c]);
 }
 // SKELETON: __global__ void heat_kernel(HeatGrid g, float coeff, const float* in, float* out) {}
-// END EXERCISE
 
 void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream) {
   const dim3 grid(blocks_for(g.nx, block.x), blocks_for(g.ny, block.y), blocks_for(g.nz, block.z));
@@ -33,4 +35,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatStage heat_v3 = {"v3", "const + __restrict__", true, {64, 8, 1}, step, HEAT_STAGE_FILE("v3_restrict.cu")};
+const HeatCode heat_v3{step, kBlock};

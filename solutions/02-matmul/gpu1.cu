@@ -1,4 +1,6 @@
-// Type gpu1: one GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the
+// matmul gpu1: one GPU thread.
+//   run:  build/chapters/02-matmul/matmult_f gpu1 128 128 128     test: meson test -C build matmul-gpu1
+// One GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the
 // allocation, copies and launch are right before any parallelism is added.
 // What limits it: one thread of thousands; each multiply-add waits for the last.
 #include "check.h"
@@ -14,7 +16,6 @@ __global__ void single_thread(int m, int n, int k, const double* A, const double
       for (int l = 0; l < k; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
       C[size_t(i) * n + j] = sum;
     }
-  // END EXERCISE
 }
 
 void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
@@ -28,4 +29,4 @@ extern "C" void matmult_gpu1(int m, int n, int k, double* A, double* B, double* 
   matmult_on_device(m, n, k, A, B, C, launch);
 }
 
-const MatmulStage matmul_gpu1 = {"gpu1", "one GPU thread", matmult_gpu1, launch, MATMUL_STAGE_FILE("gpu1.cu")};
+const MatmulCode matmul_gpu1{matmult_gpu1, launch};

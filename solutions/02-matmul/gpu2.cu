@@ -1,4 +1,6 @@
-// Type gpu2: one thread per element of C, in 2D blocks of 16x16.
+// matmul gpu2: one thread per element, 16x16.
+//   run:  build/chapters/02-matmul/matmult_f gpu2 2048 2048 2048     test: meson test -C build matmul-gpu2
+// One thread per element of C, in 2D blocks of 16x16.
 // Change from gpu1: the two outer loops become the grid; each thread computes one dot product.
 // Why it helps: m x n threads work at once. A warp's 16 threads along a row of C read 16
 // consecutive elements of B (coalesced) and the same element of A (one broadcast).
@@ -18,7 +20,6 @@ __global__ void element_per_thread(int m, int n, int k, const double* A, const d
   double sum = 0;
   for (int l = 0; l < k; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
   C[size_t(i) * n + j] = sum;
-  // END EXERCISE
 }
 
 void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
@@ -34,4 +35,4 @@ extern "C" void matmult_gpu2(int m, int n, int k, double* A, double* B, double* 
   matmult_on_device(m, n, k, A, B, C, launch);
 }
 
-const MatmulStage matmul_gpu2 = {"gpu2", "one thread per element, 16x16", matmult_gpu2, launch, MATMUL_STAGE_FILE("gpu2.cu")};
+const MatmulCode matmul_gpu2{matmult_gpu2, launch};

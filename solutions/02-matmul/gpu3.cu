@@ -1,4 +1,6 @@
-// Type gpu3: each thread computes 2 elements of C, half as many threads. Two choices of the
+// matmul gpu3 and gpu3r: 2 elements per thread, below, or right.
+//   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048     test: meson test -C build matmul-gpu3r
+// Each thread computes 2 elements of C, half as many threads. Two choices of the
 // second element, both here, and the benchmark says which wins:
 //   gpu3  (below): rows i and i+1 of one column. One load of B serves 2 multiply-adds, and a
 //                  warp still reads 16 consecutive elements of B: coalesced.
@@ -26,7 +28,6 @@ __global__ void two_below(int m, int n, int k, const double* A, const double* B,
   }
   C[size_t(i0) * n + j] = sum0;
   if (i0 + 1 < m) C[size_t(i0 + 1) * n + j] = sum1;
-  // END EXERCISE
 }
 
 __global__ void two_right(int m, int n, int k, const double* A, const double* B, double* C) {
@@ -44,7 +45,6 @@ __global__ void two_right(int m, int n, int k, const double* A, const double* B,
   }
   C[size_t(i) * n + j0] = sum0;
   if (j0 + 1 < n) C[size_t(i) * n + j0 + 1] = sum1;
-  // END EXERCISE
 }
 
 void launch_below(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
@@ -71,7 +71,5 @@ extern "C" void matmult_gpu3r(int m, int n, int k, double* A, double* B, double*
   matmult_on_device(m, n, k, A, B, C, launch_right);
 }
 
-const MatmulStage matmul_gpu3 = {"gpu3", "2 elements per thread, below", matmult_gpu3, launch_below,
-                                 MATMUL_STAGE_FILE("gpu3.cu")};
-const MatmulStage matmul_gpu3r = {"gpu3r", "2 elements per thread, right", matmult_gpu3r, launch_right,
-                                  MATMUL_STAGE_FILE("gpu3.cu")};
+const MatmulCode matmul_gpu3{matmult_gpu3, launch_below};
+const MatmulCode matmul_gpu3r{matmult_gpu3r, launch_right};

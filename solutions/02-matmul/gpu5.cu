@@ -1,4 +1,6 @@
-// Type gpu5: shared-memory tiles. A block computes a 32x32 tile of C with 32x8 threads, each
+// matmul gpu5: 32x32 shared-memory tiles.
+//   run:  build/chapters/02-matmul/matmult_f gpu5 2048 2048 2048     test: meson test -C build matmul-gpu5
+// Shared-memory tiles. A block computes a 32x32 tile of C with 32x8 threads, each
 // thread 4 rows of one column as in gpu4. For each step along k, the block first copies a
 // 32x32 tile of A and one of B into shared memory (coalesced, zero-padded past the edges, so
 // any m, n, k works), then every thread works from shared memory.
@@ -43,7 +45,6 @@ __global__ void shared_tiles(int m, int n, int k, const double* A, const double*
       for (int r = 0; r < ROWS; ++r) sum[r] += tile_a[ty + r * THREADS_Y][l] * b;
     }
     __syncthreads();
-    // END EXERCISE
   }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
@@ -65,4 +66,4 @@ extern "C" void matmult_gpu5(int m, int n, int k, double* A, double* B, double* 
   matmult_on_device(m, n, k, A, B, C, launch);
 }
 
-const MatmulStage matmul_gpu5 = {"gpu5", "32x32 shared-memory tiles", matmult_gpu5, launch, MATMUL_STAGE_FILE("gpu5.cu")};
+const MatmulCode matmul_gpu5{matmult_gpu5, launch};

@@ -1,4 +1,6 @@
-// Type lib: OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
+// matmul lib: OpenBLAS dgemm, all cores.
+//   run:  build/chapters/02-matmul/matmult_f lib 2048 2048 2048     test: meson test -C build matmul-lib
+// OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
 #include <cblas.h>
 
 #include "matmul.h"
@@ -6,7 +8,6 @@
 extern "C" void matmult_lib(int m, int n, int k, double* A, double* B, double* C) {
   // EXERCISE: C = 1 * A B + 0 * C with cblas_dgemm, row-major, no transposes
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A, k, B, n, 0.0, C, n);
-  // END EXERCISE
 }
 
-const MatmulStage matmul_lib = {"lib", "OpenBLAS dgemm, all cores", matmult_lib, nullptr, MATMUL_STAGE_FILE("lib.cpp")};
+const MatmulCode matmul_lib{matmult_lib};

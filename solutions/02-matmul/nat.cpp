@@ -1,4 +1,6 @@
-// Type nat: the plain triple loop on one CPU core, the "natural" order (i, j, then the sum
+// matmul nat: CPU triple loop, 1 core.
+//   run:  build/chapters/02-matmul/matmult_f nat 500 500 500     test: meson test -C build matmul-nat
+// The plain triple loop on one CPU core, the "natural" order (i, j, then the sum
 // over l). The correctness baseline of the course.
 // What limits it: the inner loop walks B down a column, one cache line per multiply-add.
 #include "matmul.h"
@@ -10,8 +12,7 @@ extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C
       double sum = 0;
       for (int l = 0; l < k; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
       C[size_t(i) * n + j] = sum;
-      // END EXERCISE
     }
 }
 
-const MatmulStage matmul_nat = {"nat", "CPU triple loop, 1 core", matmult_nat, nullptr, MATMUL_STAGE_FILE("nat.cpp")};
+const MatmulCode matmul_nat{matmult_nat};

@@ -1,4 +1,6 @@
-// Stage cpu: Jacobi on one CPU core, the reference.
+// poisson cpu: Jacobi, 1 core.
+//   run:  build/chapters/03-poisson/jacobi cpu 100 10000     test: meson test -C build poisson-cpu
+// Jacobi on one CPU core, the reference.
 // What limits it: one core, and each update streams u and f from memory: 24 bytes for 6 flops.
 #include "poisson.h"
 
@@ -12,7 +14,6 @@ void step(const PoissonGrid& g, const double* f, const double* in, double* out) 
       // EXERCISE: the Jacobi update of point (r, c): the mean of its 4 neighbours plus h^2 f / 4
       const size_t at = size_t(r) * w + c;
       out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
-      // END EXERCISE
     }
 }
 
@@ -22,4 +23,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_cpu = {"cpu", "Jacobi, 1 core", false, false, solve, POISSON_STAGE_FILE("cpu.cpp")};
+const PoissonCode poisson_cpu{solve};

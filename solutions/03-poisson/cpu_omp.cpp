@@ -1,4 +1,6 @@
-// Stage cpu_omp: the same sweep shared among the CPU's cores with OpenMP.
+// poisson cpu_omp: Jacobi, OpenMP.
+//   run:  build/chapters/03-poisson/jacobi cpu_omp 1024 1000     test: meson test -C build poisson-cpu_omp
+// The same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"
 
@@ -14,7 +16,6 @@ void step(const PoissonGrid& g, const double* f, const double* in, double* out) 
       const size_t at = size_t(r) * w + c;
       out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
     }
-  // END EXERCISE
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
@@ -23,4 +24,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_cpu_omp = {"cpu_omp", "Jacobi, OpenMP", false, false, solve, POISSON_STAGE_FILE("cpu_omp.cpp")};
+const PoissonCode poisson_cpu_omp{solve};

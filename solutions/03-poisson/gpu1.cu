@@ -1,4 +1,6 @@
-// Stage gpu1: one GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
+// poisson gpu1: one GPU thread.
+//   run:  build/chapters/03-poisson/jacobi gpu1 64 10     test: meson test -C build poisson-gpu1
+// One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
 // It proves the allocation, copies and pointer swapping; nothing else.
 #include "check.h"
 #include "poisson.h"
@@ -13,7 +15,6 @@ __global__ void sweep_in_one_thread(int N, double h2, const double* f, const dou
       const size_t at = size_t(r) * w + c;
       out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
     }
-  // END EXERCISE
 }
 
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
@@ -30,4 +31,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_gpu1 = {"gpu1", "one GPU thread", true, false, solve, POISSON_STAGE_FILE("gpu1.cu")};
+const PoissonCode poisson_gpu1{solve};

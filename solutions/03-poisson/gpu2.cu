@@ -1,4 +1,6 @@
-// Stage gpu2: one thread per grid point, blocks of 32x8, the two fields swapped on the host.
+// poisson gpu2: one thread per point.
+//   run:  build/chapters/03-poisson/jacobi gpu2 4096 1000     test: meson test -C build poisson-gpu2
+// One thread per grid point, blocks of 32x8, the two fields swapped on the host.
 // Change from gpu1: the sweep becomes the grid of threads. Launches go back to back on one
 // stream: nothing waits for the GPU between iterations.
 // What still limits it: one launch per iteration (a few microseconds each), and every update
@@ -16,7 +18,6 @@ __global__ void point_per_thread(int N, double h2, const double* f, const double
   if (c < 1 || r < 1 || c > N || r > N) return;
   const size_t at = size_t(r) * w + c;
   out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
-  // END EXERCISE
 }
 
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
@@ -34,4 +35,4 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 
 }  // namespace
 
-const PoissonStage poisson_gpu2 = {"gpu2", "one thread per point", true, false, solve, POISSON_STAGE_FILE("gpu2.cu")};
+const PoissonCode poisson_gpu2{solve};

@@ -1,4 +1,6 @@
-// Force stage cpu: f = (pot[next] - pot[previous]) / (2 dx) along one axis, the loop nest of
+// force cpu: one loop nest, k innermost.
+//   run:  build/chapters/04-particle-mesh/force --stage cpu     test: meson test -C build particle-mesh-force-cpu
+// F = (pot[next] - pot[previous]) / (2 dx) along one axis, the loop nest of
 // the slides' forcex with the k loop innermost, so that f and pot stream through memory.
 // Neighbours wrap with & (N - 1): N is a power of two, and in two's complement
 // (0 - 1) & (N - 1) = N - 1, where (0 - 1) % N would be -1 in C++. The mask is one
@@ -8,7 +10,7 @@
 
 namespace {
 
-void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t) {
+void run(const Mesh& m, int axis, const float* pot, float* f) {
   const int N = m.N, mask = N - 1;
   const int stride = axis == kAxisX ? N * N : axis == kAxisY ? N : 1;  // cells between neighbours
   const float two_dx = 2.0f * m.dx;
@@ -21,9 +23,8 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t)
         const int cell = (i * N + j) * N + k;
         f[cell] = (pot[cell + (((c + 1) & mask) - c) * stride] - pot[cell + (((c - 1) & mask) - c) * stride]) / two_dx;
       }
-  // END EXERCISE
 }
 
 }  // namespace
 
-const ForceStage force_cpu = {"cpu", "one loop nest, k innermost", false, 0b111, run, PM_STAGE_FILE("force_cpu.cpp")};
+const ForceCode force_cpu{run, kEveryAxis};

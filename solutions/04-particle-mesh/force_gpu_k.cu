@@ -1,4 +1,6 @@
-// Force stage gpu_k: loop interchange alone. Threads run along k, the fastest axis, for any
+// force gpu_k: threads along k, one cell each (interchange).
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k     test: meson test -C build particle-mesh-force-gpu_k
+// Loop interchange alone. Threads run along k, the fastest axis, for any
 // axis of the difference, one cell per thread: every load and store of a warp is 128
 // consecutive bytes (for z, shifted by one float, which the L1 cache absorbs: the shifted
 // sectors are the ones the warp's own row brings in). Each thread loads its two neighbours
@@ -16,7 +18,6 @@ __global__ void threads_along_k(int N, int step, float two_dx, const float* __re
   const int mask = N - 1, cell = (i * N + j) * N + k;
   const int c = cell / step & mask;  // i, j or k: the coordinate along the axis
   f[cell] = (pot[cell + (((c + 1) & mask) - c) * step] - pot[cell + (((c - 1) & mask) - c) * step]) / two_dx;
-  // END EXERCISE
 }
 
 void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t stream) {
@@ -29,5 +30,4 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t 
 
 }  // namespace
 
-const ForceStage force_gpu_k = {"gpu_k", "threads along k, one cell each (interchange)", true, 0b111, run,
-                                PM_STAGE_FILE("force_gpu_k.cu")};
+const ForceCode force_gpu_k{run, kEveryAxis};

@@ -1,4 +1,6 @@
-// part2data stage gpu1: one thread per particle, each reading its own x, y and z, as the
+// part2data gpu1: thread per particle, strided loads.
+//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu1     test: meson test -C build particle-mesh-part2data-gpu1
+// One thread per particle, each reading its own x, y and z, as the
 // slides' naive kernel does. Neighbouring threads read floats 12 bytes apart: each of the
 // three loads of a warp touches 384 bytes of which it uses 128 (the "unaligned access" of the
 // slides). GPUs of 2007 fetched those as separate transactions; a GPU with an L1 cache keeps
@@ -8,11 +10,12 @@
 
 namespace {
 
+constexpr unsigned kBlock = 256;  // threads per block: 8 warps
+
 __global__ void one_particle_per_thread(Mesh m, int np, const float* pos, int* data) {
   // EXERCISE: this thread's particle p; if p < np, data[p] = its cell from pos[3p], pos[3p+1], pos[3p+2]
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p < np) data[p] = cell_index(m, pos[3 * p], pos[3 * p + 1], pos[3 * p + 2]);
-  // END EXERCISE
 }
 
 void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cudaStream_t stream) {
@@ -23,5 +26,4 @@ void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cud
 
 }  // namespace
 
-const Part2DataStage part2data_gpu1 = {"gpu1", "thread per particle, strided loads", true, 256, run,
-                                       PM_STAGE_FILE("part2data_gpu1.cu")};
+const Part2DataCode part2data_gpu1{run, kBlock};

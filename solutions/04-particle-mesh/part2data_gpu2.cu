@@ -1,4 +1,6 @@
-// part2data stage gpu2: the block first copies its particles' 3 * blockDim floats into shared
+// part2data gpu2: staged through shared memory.
+//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu1,gpu2     test: meson test -C build particle-mesh-part2data-gpu2
+// The block first copies its particles' 3 * blockDim floats into shared
 // memory, thread t loading floats t, t + blockDim, t + 2 blockDim: consecutive threads,
 // consecutive addresses (coalesced). After a barrier each thread reads its x, y, z from shared
 // memory: floats 3t, 3t + 1, 3t + 2, a stride of 3 words, which no two threads of a warp
@@ -18,6 +20,8 @@
 
 namespace {
 
+constexpr unsigned kBlock = 256;  // threads per block: 8 warps
+
 __global__ void staged_in_shared_memory(Mesh m, int np, const float* pos, int* data) {
   extern __shared__ float staged[];  // 3 * blockDim.x floats, sized at the launch
   // EXERCISE: stage this block's floats (fewer in the last block) into `staged` with coalesced
@@ -35,7 +39,6 @@ __global__ void staged_in_shared_memory(Mesh m, int np, const float* pos, int* d
   }
   __syncthreads();
   if (t < count) data[first + t] = cell_index(m, staged[3 * t], staged[3 * t + 1], staged[3 * t + 2]);
-  // END EXERCISE
 }
 
 void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cudaStream_t stream) {
@@ -46,5 +49,4 @@ void run(const Mesh& m, int np, const float* pos, int* data, unsigned block, cud
 
 }  // namespace
 
-const Part2DataStage part2data_gpu2 = {"gpu2", "staged through shared memory", true, 256, run,
-                                       PM_STAGE_FILE("part2data_gpu2.cu")};
+const Part2DataCode part2data_gpu2{run, kBlock};

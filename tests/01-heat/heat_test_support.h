@@ -76,17 +76,17 @@ class HeatStageTest : public testing::TestWithParam<const HeatStage*> {};
 TEST_P(HeatStageTest, MatchesReferenceOnSizesThatDivideNoBlock) {
   const HeatStage& s = *GetParam();
   for (const HeatGrid& g : awkward_grids()) {
-    const testing::AssertionResult ok = matches_reference(s, g, 5, s.block);
+    const testing::AssertionResult ok = matches_reference(s, g, 5, s.code.block);
     EXPECT_TRUE(ok);
     if (!ok) break;  // one clear failure is enough to read
   }
 }
 
 TEST_P(HeatStageTest, MatchesReferenceAtTheDefaultSize) {
-  EXPECT_TRUE(matches_reference(*GetParam(), kDefaultGrid, 3, GetParam()->block));
+  EXPECT_TRUE(matches_reference(*GetParam(), kDefaultGrid, 3, GetParam()->code.block));
 }
 
 TEST_P(HeatStageTest, WritesEveryInteriorCellAndNoBoundaryCell) {
   for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{3, 3, 3}, HeatGrid{130, 67, 45}})
-    EXPECT_TRUE(writes_interior_only(*GetParam(), g, GetParam()->block));
+    EXPECT_TRUE(writes_interior_only(*GetParam(), g, GetParam()->code.block));
 }

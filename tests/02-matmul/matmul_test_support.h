@@ -23,16 +23,16 @@ inline std::string describe(const Shape& s) {
 // So that gtest names a type in its reports instead of printing an address.
 inline void PrintTo(const MatmulStage* s, std::ostream* out) { *out << s->name; }
 
-// C = A B through the type's course function (host pointers), or, for a GPU variant with no
-// course function, through its launcher inside the same allocate/copy/launch wrapper.
+// C = A B through the type's course function (host pointers), or, for a variant with no course
+// function, through its launcher inside the same allocate/copy/launch wrapper.
 inline std::vector<double> run_type(const MatmulStage& s, const Shape& sh, std::vector<double> A,
                                     std::vector<double> B) {
   std::vector<double> C(size_t(sh.m) * sh.n);
   tut::poison(C.data(), C.size());  // an element never written stays NaN
-  if (s.host)
-    s.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
+  if (s.code.host)
+    s.code.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
   else
-    matmult_on_device(sh.m, sh.n, sh.k, A.data(), B.data(), C.data(), s.device);
+    matmult_on_device(sh.m, sh.n, sh.k, A.data(), B.data(), C.data(), s.code.device);
   return C;
 }
 
@@ -67,15 +67,24 @@ inline std::vector<Shape> awkward_shapes() {
 
 class MatmulTypeTest : public testing::TestWithParam<const MatmulStage*> {};
 
+// The type itself, then each variant it sweeps (gpu4's ROWS), as a type of its own.
+inline std::vector<MatmulStage> type_and_variants(const MatmulStage& s) {
+  std::vector<MatmulStage> all = {s};
+  for (int v = 0; v < s.code.variant_count; ++v)
+    all.push_back({{s.code.variants[v].name, s.idea, s.side, s.source}, MatmulCode{nullptr, s.code.variants[v].launch}});
+  return all;
+}
+
 TEST_P(MatmulTypeTest, MatchesReferenceOnAwkwardShapes) {
-  for (const Shape& sh : awkward_shapes()) {
-    const testing::AssertionResult ok = matches_reference(*GetParam(), sh);
-    EXPECT_TRUE(ok);
-    if (!ok) break;  // one clear failure is enough to read
-  }
+  for (const MatmulStage& s : type_and_variants(*GetParam()))
+    for (const Shape& sh : awkward_shapes()) {
+      const testing::AssertionResult ok = matches_reference(s, sh);
+      EXPECT_TRUE(ok);
+      if (!ok) return;  // one clear failure is enough to read
+    }
 }
 
 TEST_P(MatmulTypeTest, MatchesReferenceAt384) {
-  if (GetParam() == &matmul_gpu1) GTEST_SKIP() << "one GPU thread: the small shapes suffice";
-  EXPECT_TRUE(matches_reference(*GetParam(), {384, 384, 384}));
+  if (std::string(GetParam()->name) == "gpu1") GTEST_SKIP() << "one GPU thread: the small shapes suffice";
+  for (const MatmulStage& s : type_and_variants(*GetParam())) EXPECT_TRUE(matches_reference(s, {384, 384, 384}));
 }

@@ -13,6 +13,9 @@
 
 inline void PrintTo(const PoissonStage* s, std::ostream* out) { *out << s->name; }
 
+// A stage the tests compare others with, or run on their own terms: gpu2, multi.
+inline const PoissonStage& stage_called(const char* name) { return tut::stage_named(poisson_stages(), name); }
+
 // The tests' own Jacobi loop, written separately from the stages.
 inline std::vector<double> reference_jacobi(const PoissonProblem& p, int iterations) {
   const int N = p.grid.N, w = p.grid.width();
@@ -33,7 +36,7 @@ inline std::vector<double> solve_with(const PoissonStage& s, const PoissonProble
   SolveOptions o;
   o.max_iterations = iterations;
   o.parts = parts;
-  const SolveResult r = s.solve(p, u, o);
+  const SolveResult r = s.code.solve(p, u, o);
   EXPECT_EQ(r.iterations, iterations) << s.name;
   return u;
 }
@@ -63,12 +66,12 @@ inline void expect_stops_at_the_tolerance(const PoissonStage& s) {
   o.max_iterations = 100000;
   o.tolerance = 1e-3;
   o.check_every = 10;
-  const SolveResult r = s.solve(p, u, o);
+  const SolveResult r = s.code.solve(p, u, o);
   EXPECT_LT(r.iterations, o.max_iterations) << s.name;
   EXPECT_EQ(r.iterations % o.check_every, 0) << s.name;
   EXPECT_GE(r.change_norm, 0.0) << s.name;
   EXPECT_LT(r.change_norm, o.tolerance) << s.name;
 }
 
-// The sizes the issue names: 1, 2, 3 and two that divide no block.
+// Sizes that divide no block: 1, 2, 3 and two odd ones.
 inline std::vector<int> awkward_sizes() { return {1, 2, 3, 37, 129}; }

@@ -52,7 +52,7 @@ inline testing::AssertionResult bins_exactly(const Part2DataStage& s, const Mesh
   const tut::ValidationReport r = tut::compare(got.data(), want.data(), particles_extent(want.size()), {0, 0});
   if (r.ok()) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "stage " << s.name << " bins " << np << " particles on mesh " << m.N
-                                     << " (dx " << m.dx << ", block " << (block ? block : s.block)
+                                     << " (dx " << m.dx << ", block " << (block ? block : s.code.block)
                                      << ") wrongly (-1: never written): " << r.summary()
                                      << "\n  -> edit " << s.source << " (stage " << s.name << ")";
 }

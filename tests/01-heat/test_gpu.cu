@@ -4,10 +4,11 @@
 #include "check.h"
 #include "heat_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Gpu, HeatStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), stage_param_name<HeatStage>);
+const std::vector<const HeatStage*> gpu_stages = tut::stages_on(heat_stages(), tut::Side::gpu);
+INSTANTIATE_TEST_SUITE_P(heat, HeatStageTest, testing::ValuesIn(gpu_stages), stage_param_name<HeatStage>);
 
 class HeatGpuStageTest : public HeatStageTest {};
-INSTANTIATE_TEST_SUITE_P(Gpu, HeatGpuStageTest, testing::Values(&heat_v1, &heat_v2, &heat_v3, &heat_v4), stage_param_name<HeatStage>);
+INSTANTIATE_TEST_SUITE_P(heat, HeatGpuStageTest, testing::ValuesIn(gpu_stages), stage_param_name<HeatStage>);
 
 // The driver's --block lets any shape run any stage: shapes that divide nothing must work.
 TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
@@ -18,14 +19,13 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
   }
 }
 
-// Each stage's block shape is its lesson (v1 {32,1,1}, v2 and v3 {64,8,1}, v4 {128,4,1}).
+// Each stage's block shape is its lesson: the one it launches by default is the one heat.stages gives it.
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
   const HeatStage& s = *GetParam();
-  const std::string name = s.name;
-  const dim3 want = name == "v1" ? dim3(32, 1, 1) : name == "v4" ? dim3(128, 4, 1) : dim3(64, 8, 1);
-  EXPECT_TRUE(s.block.x == want.x && s.block.y == want.y && s.block.z == want.z)
-      << "stage " << name << " must launch blocks of {" << want.x << "," << want.y << "," << want.z << "}, not {"
-      << s.block.x << "," << s.block.y << "," << s.block.z << "}" << edit_hint(s);
+  const dim3 b = s.code.block;
+  const std::string shape = std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
+  EXPECT_EQ(shape, s.lesson_block) << "stage " << s.name << " must launch blocks of " << s.lesson_block
+                                   << " (x, y, z), not " << shape << edit_hint(s);
 }
 
 namespace {
@@ -65,23 +65,26 @@ void launch(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bl
   CUDA_CHECK_LAUNCH();
 }
 
-const char* const here = "tests/01-heat/test_heat_gpu.cu";
-const HeatStage skipping = {"wrong-skip", "", true, {64, 8, 1}, launch<skips_row_end>, here};
-const HeatStage neighbour = {"wrong-neighbour", "", true, {64, 8, 1}, launch<wrong_neighbour>, here};
-const HeatStage boundary = {"wrong-boundary", "", true, {64, 8, 1}, launch<writes_boundary>, here};
+template <void (*Kernel)(HeatGrid, float, const float*, float*)>
+const HeatStage wrong_stage(const char* name) {
+  return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "64x8x1", HeatCode{launch<Kernel>, dim3(64, 8, 1)}};
+}
+const HeatStage skipping = wrong_stage<skips_row_end>("wrong-skip");
+const HeatStage neighbour = wrong_stage<wrong_neighbour>("wrong-neighbour");
+const HeatStage boundary = wrong_stage<writes_boundary>("wrong-boundary");
 
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, KernelThatSkipsTheEndOfEachRow) {
-  EXPECT_FALSE(matches_reference(skipping, {37, 29, 23}, 5, skipping.block));
-  EXPECT_FALSE(writes_interior_only(skipping, {37, 29, 23}, skipping.block));
+  EXPECT_FALSE(matches_reference(skipping, {37, 29, 23}, 5, skipping.code.block));
+  EXPECT_FALSE(writes_interior_only(skipping, {37, 29, 23}, skipping.code.block));
 }
 
 TEST(SuiteRejectsWrongStage, KernelThatReadsTheWrongNeighbour) {
-  EXPECT_FALSE(matches_reference(neighbour, {37, 29, 23}, 5, neighbour.block));
+  EXPECT_FALSE(matches_reference(neighbour, {37, 29, 23}, 5, neighbour.code.block));
 }
 
 TEST(SuiteRejectsWrongStage, KernelThatWritesTheBoundary) {
-  EXPECT_FALSE(writes_interior_only(boundary, {37, 29, 23}, boundary.block));
-  EXPECT_FALSE(matches_reference(boundary, {37, 29, 23}, 5, boundary.block));
+  EXPECT_FALSE(writes_interior_only(boundary, {37, 29, 23}, boundary.code.block));
+  EXPECT_FALSE(matches_reference(boundary, {37, 29, 23}, 5, boundary.code.block));
 }

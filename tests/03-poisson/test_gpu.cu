@@ -4,10 +4,11 @@
 #include "poisson_test_support.h"
 
 class PoissonGpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(Gpu, PoissonGpuTest, testing::Values(&poisson_gpu1, &poisson_gpu2, &poisson_gpu3), stage_param_name<PoissonStage>);
+INSTANTIATE_TEST_SUITE_P(poisson, PoissonGpuTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::gpu)),
+                         stage_param_name<PoissonStage>);
 
 TEST_P(PoissonGpuTest, MatchesReferenceOnAwkwardSizes) {
-  const bool one_thread = GetParam() == &poisson_gpu1;
+  const bool one_thread = std::string(GetParam()->name) == "gpu1";
   for (int N : awkward_sizes())
     for (int iterations : {1, 51, 250}) {  // 250: two graph replays and 50 single launches in gpu3
       if (one_thread && iterations > 51) continue;
@@ -25,9 +26,10 @@ TEST(PoissonMultiOnAnyGpus, MatchesGpu2ExactlyForAnyNumberOfBlocks) {
   for (int N : {1, 3, 37, 129})
     for (int parts : {1, 2, 3, 4}) {
       const PoissonProblem p = radiator_problem(N, 7);
-      const std::vector<double> want = solve_with(poisson_gpu2, p, 31);
+      const std::vector<double> want = solve_with(stage_called("gpu2"), p, 31);
+      const PoissonStage& multi = stage_called("multi");
       const testing::AssertionResult ok =
-          same_field(poisson_multi, solve_with(poisson_multi, p, 31, parts), want, p.grid, 0.0,
+          same_field(multi, solve_with(multi, p, 31, parts), want, p.grid, 0.0,
                      "gpu2 with " + std::to_string(parts) + " row blocks");
       EXPECT_TRUE(ok);
       if (!ok) return;
@@ -61,8 +63,8 @@ SolveResult without_source_solve(const PoissonProblem& p, std::vector<double>& u
   return iterate_on_device(p, u, o, without_source_advance);
 }
 
-const PoissonStage wrong_gpu = {"wrong-no-source", "", true, false, without_source_solve,
-                                "tests/03-poisson/test_poisson_gpu.cu"};
+const PoissonStage wrong_gpu = {{"wrong-no-source", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                {without_source_solve}};
 
 }  // namespace
 

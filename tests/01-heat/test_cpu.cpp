@@ -2,12 +2,13 @@
 // wrong CPU stage that the checks must reject.
 #include "heat_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Cpu, HeatStageTest, testing::Values(&heat_v0, &heat_v0_omp), stage_param_name<HeatStage>);
+INSTANTIATE_TEST_SUITE_P(heat, HeatStageTest, testing::ValuesIn(tut::stages_on(heat_stages(), tut::Side::cpu)),
+                         stage_param_name<HeatStage>);
 
 namespace {
 
 // Wrong on purpose: skips the last interior cell of every row (the classic `i < nx - 2`).
-void step_skipping_row_end(const HeatGrid& g, float coeff, const float* in, float* out, dim3, cudaStream_t) {
+void step_skipping_row_end(const HeatGrid& g, float coeff, const float* in, float* out) {
   const size_t row = size_t(g.nx), plane = size_t(g.nx) * g.ny;
   for (int k = 1; k < g.nz - 1; ++k)
     for (int j = 1; j < g.ny - 1; ++j)
@@ -18,8 +19,8 @@ void step_skipping_row_end(const HeatGrid& g, float coeff, const float* in, floa
       }
 }
 
-const HeatStage wrong_cpu = {"wrong-cpu", "skips the end of each row", false, {}, step_skipping_row_end,
-                             "tests/01-heat/test_heat_cpu.cpp"};
+const HeatStage wrong_cpu = {{"wrong-cpu", "skips the end of each row", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"},
+                             "-", HeatCode{step_skipping_row_end}};
 
 }  // namespace
 

@@ -2,7 +2,8 @@
 #include "pm_test_support.h"
 
 class Part2DataCpuTest : public testing::TestWithParam<const Part2DataStage*> {};
-INSTANTIATE_TEST_SUITE_P(Part2Data, Part2DataCpuTest, testing::Values(&part2data_cpu, &part2data_cpu_omp),
+INSTANTIATE_TEST_SUITE_P(part2data, Part2DataCpuTest,
+                         testing::ValuesIn(tut::stages_on(part2data_stages(), tut::Side::cpu)),
                          stage_param_name<Part2DataStage>);
 
 TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
@@ -15,7 +16,8 @@ TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
 }
 
 class ForceCpuTest : public testing::TestWithParam<const ForceStage*> {};
-INSTANTIATE_TEST_SUITE_P(Force, ForceCpuTest, testing::Values(&force_cpu, &force_cpu_omp), stage_param_name<ForceStage>);
+INSTANTIATE_TEST_SUITE_P(force, ForceCpuTest, testing::ValuesIn(tut::stages_on(force_stages(), tut::Side::cpu)),
+                         stage_param_name<ForceStage>);
 
 TEST_P(ForceCpuTest, DifferentiatesAlongEveryAxis) {
   for (int N : force_sizes())
@@ -29,15 +31,15 @@ TEST_P(ForceCpuTest, DifferentiatesAlongEveryAxis) {
 namespace {
 
 // Wrong on purpose: swaps iy and iz in the cell index.
-void swapped_axes(const Mesh& m, int np, const float* pos, int* data, unsigned, cudaStream_t) {
+void swapped_axes(const Mesh& m, int np, const float* pos, int* data) {
   for (int p = 0; p < np; ++p) data[p] = cell_index(m, pos[3 * p], pos[3 * p + 2], pos[3 * p + 1]);
 }
-const Part2DataStage wrong_part2data = {"wrong-swapped-axes", "", false, 0, swapped_axes,
-                                        "tests/04-particle-mesh/test_pm_cpu.cpp"};
+const Part2DataStage wrong_part2data = {{"wrong-swapped-axes", "", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
+                                        Part2DataCode{swapped_axes}};
 
 // Wrong on purpose: at the ends of the axis, takes the cell itself instead of wrapping around
 // (a one-sided difference); right everywhere else.
-void clamped_ends(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t) {
+void clamped_ends(const Mesh& m, int axis, const float* pot, float* f) {
   const int N = m.N, stride = axis == kAxisX ? N * N : axis == kAxisY ? N : 1;
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < N; ++j)
@@ -47,8 +49,8 @@ void clamped_ends(const Mesh& m, int axis, const float* pot, float* f, int, cuda
         f[cell] = (pot[cell + up] - pot[cell - down]) / (2.0f * m.dx);
       }
 }
-const ForceStage wrong_force = {"wrong-clamped-ends", "", false, 0b111, clamped_ends,
-                                "tests/04-particle-mesh/test_pm_cpu.cpp"};
+const ForceStage wrong_force = {{"wrong-clamped-ends", "", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
+                                ForceCode{clamped_ends, kEveryAxis}};
 
 }  // namespace
 

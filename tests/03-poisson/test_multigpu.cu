@@ -17,13 +17,15 @@ class PoissonMultiGpuTest : public testing::TestWithParam<const PoissonStage*> {
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(MultiGpu, PoissonMultiGpuTest, testing::Values(&poisson_multi, &poisson_nccl), stage_param_name<PoissonStage>);
+INSTANTIATE_TEST_SUITE_P(poisson, PoissonMultiGpuTest,
+                         testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::multigpu)),
+                         stage_param_name<PoissonStage>);
 
 TEST_P(PoissonMultiGpuTest, MatchesGpu2ExactlyOnEveryGpuCount) {
   for (int gpus = 2; gpus <= std::min(visible_gpus(), 4); ++gpus)
     for (int N : {37, 129, 1001}) {
       const PoissonProblem p = radiator_problem(N, 11);
-      const std::vector<double> want = solve_with(poisson_gpu2, p, 40);
+      const std::vector<double> want = solve_with(stage_called("gpu2"), p, 40);
       const testing::AssertionResult ok = same_field(*GetParam(), solve_with(*GetParam(), p, 40, gpus), want, p.grid,
                                                      0.0, "gpu2 on " + std::to_string(gpus) + " GPUs");
       EXPECT_TRUE(ok);
@@ -49,12 +51,13 @@ SolveResult late_halo_solve(const PoissonProblem& p, std::vector<double>& u, con
   });
 }
 
-const PoissonStage late_halo = {"wrong-late-halo", "", true, true, late_halo_solve, "tests/03-poisson/test_poisson_multi.cu"};
+const PoissonStage late_halo = {{"wrong-late-halo", "", tut::Side::multigpu, "tests/03-poisson/test_multigpu.cu"},
+                                {late_halo_solve}};
 
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, HaloExchangedOneIterationLate) {
   const PoissonProblem p = radiator_problem(129, 3);
-  const std::vector<double> want = solve_with(poisson_gpu2, p, 40);
+  const std::vector<double> want = solve_with(stage_called("gpu2"), p, 40);
   EXPECT_FALSE(same_field(late_halo, solve_with(late_halo, p, 40, 2), want, p.grid, 0.0, "gpu2"));
 }

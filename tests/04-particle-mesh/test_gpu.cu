@@ -4,7 +4,8 @@
 #include "pm_test_support.h"
 
 class Part2DataGpuTest : public testing::TestWithParam<const Part2DataStage*> {};
-INSTANTIATE_TEST_SUITE_P(Part2Data, Part2DataGpuTest, testing::Values(&part2data_gpu1, &part2data_gpu2, &part2data_gpu3),
+INSTANTIATE_TEST_SUITE_P(part2data, Part2DataGpuTest,
+                         testing::ValuesIn(tut::stages_on(part2data_stages(), tut::Side::gpu)),
                          stage_param_name<Part2DataStage>);
 
 TEST_P(Part2DataGpuTest, BinsRandomParticlesExactly) {
@@ -22,12 +23,12 @@ TEST_P(Part2DataGpuTest, BinsTheLargestMesh) {
 }
 
 class ForceGpuTest : public testing::TestWithParam<const ForceStage*> {};
-INSTANTIATE_TEST_SUITE_P(Force, ForceGpuTest, testing::Values(&forcex_gpu1, &force_gpu_k, &force_gpu2),
+INSTANTIATE_TEST_SUITE_P(force, ForceGpuTest, testing::ValuesIn(tut::stages_on(force_stages(), tut::Side::gpu)),
                          stage_param_name<ForceStage>);
 
 TEST_P(ForceGpuTest, DifferentiatesAlongItsAxis) {
   const ForceStage& s = *GetParam();
-  const std::vector<int> strips = &s == &force_gpu2 ? std::vector<int>{0, 1, 2, 8, 128} : std::vector<int>{0};
+  const std::vector<int> strips = s.code.strip ? std::vector<int>{0, 1, 2, 8, 128} : std::vector<int>{0};
   for (int N : force_sizes())
     for (int axis : {kAxisX, kAxisY, kAxisZ})
       for (int strip : strips) {
@@ -54,8 +55,8 @@ void without_tail_run(const Mesh& m, int np, const float* pos, int* data, unsign
   without_tail<<<blocks_for(np, block), block, 3 * block * sizeof(float), stream>>>(m, np, pos, data);
   CUDA_CHECK_LAUNCH();
 }
-const Part2DataStage wrong_part2data = {"wrong-no-tail", "", true, 256, without_tail_run,
-                                        "tests/04-particle-mesh/test_pm_gpu.cu"};
+const Part2DataStage wrong_part2data = {{"wrong-no-tail", "", tut::Side::gpu, "tests/04-particle-mesh/test_gpu.cu"},
+                                        Part2DataCode{without_tail_run, 256}};
 
 // Wrong on purpose: a strip's left neighbour is read from the strip's own first plane, not the
 // plane before it: right inside every strip, wrong on each strip's first plane.
@@ -75,8 +76,8 @@ void strips_run(const Mesh& m, int, const float* pot, float* f, int, cudaStream_
   strips_without_left_edge<<<dim3(blocks_for(m.N, 128), m.N, m.N / 8), 128, 0, stream>>>(m.N, 2.0f * m.dx, pot, f);
   CUDA_CHECK_LAUNCH();
 }
-const ForceStage wrong_force = {"wrong-strip-edge", "", true, 1u << kAxisX, strips_run,
-                                "tests/04-particle-mesh/test_pm_gpu.cu"};
+const ForceStage wrong_force = {{"wrong-strip-edge", "", tut::Side::gpu, "tests/04-particle-mesh/test_gpu.cu"},
+                                ForceCode{strips_run, 1u << kAxisX}};
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 // The CPU types of chapter 02-matmul, and a deliberately wrong one the checks must reject.
 #include "matmul_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Cpu, MatmulTypeTest, testing::Values(&matmul_nat, &matmul_lib), stage_param_name<MatmulStage>);
+INSTANTIATE_TEST_SUITE_P(matmul, MatmulTypeTest, testing::ValuesIn(tut::stages_on(matmul_stages(), tut::Side::cpu)),
+                         stage_param_name<MatmulStage>);
 
 namespace {
 
@@ -15,8 +16,8 @@ void drops_last_term(int m, int n, int k, double* A, double* B, double* C) {
     }
 }
 
-const MatmulStage wrong_cpu = {"wrong-cpu", "drops the last term", drops_last_term, nullptr,
-                               "tests/02-matmul/test_matmul_cpu.cpp"};
+const MatmulStage wrong_cpu = {{"wrong-cpu", "drops the last term", tut::Side::cpu, "tests/02-matmul/test_cpu.cpp"},
+                               MatmulCode{drops_last_term}};
 
 }  // namespace
 

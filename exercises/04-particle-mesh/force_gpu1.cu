@@ -1,4 +1,8 @@
-// Force stage gpu1: forcex as the slides first port it: the thread index runs along i, the
+// Exercise skeleton generated from solutions/04-particle-mesh/force_gpu1.cu by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// force gpu1: forcex, thread along i (uncoalesced).
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu1 --axis x     test: meson test -C build particle-mesh-force-gpu1
+// Forcex as the slides first port it: the thread index runs along i, the
 // slowest axis. The 32 threads of a warp read 32 values one plane (N^2 floats) apart, and
 // write 32 values as far apart: every access is its own 32-byte sector, of which 4 bytes are
 // used. The neighbouring k, which would use the rest of each sector, belongs to another block
@@ -12,11 +16,7 @@ namespace {
 
 __global__ void thread_along_i(int N, float two_dx, const float* pot, float* fx) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y, k = blockIdx.z;
-  // EXERCISE: if i < N: fx at (i, j, k) from pot at (i + 1, j, k) and (i - 1, j, k), i wrapped with & (N - 1)
-  if (i >= N) return;
-  const int mask = N - 1;
-  fx[(i * N + j) * N + k] = (pot[(((i + 1) & mask) * N + j) * N + k] - pot[(((i - 1) & mask) * N + j) * N + k]) / two_dx;
-  // END EXERCISE
+  // TODO(exercise): if i < N: fx at (i, j, k) from pot at (i + 1, j, k) and (i - 1, j, k), i wrapped with & (N - 1)
 }
 
 void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t stream) {
@@ -28,5 +28,4 @@ void run(const Mesh& m, int axis, const float* pot, float* f, int, cudaStream_t 
 
 }  // namespace
 
-const ForceStage forcex_gpu1 = {"gpu1", "forcex, thread along i (uncoalesced)", true, 1u << kAxisX, run,
-                                PM_STAGE_FILE("forcex_gpu1.cu")};
+const ForceCode force_gpu1{run, 1u << kAxisX};

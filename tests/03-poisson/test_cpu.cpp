@@ -5,7 +5,8 @@
 #include "poisson_test_support.h"
 
 class PoissonCpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(Cpu, PoissonCpuTest, testing::Values(&poisson_cpu, &poisson_cpu_omp), stage_param_name<PoissonStage>);
+INSTANTIATE_TEST_SUITE_P(poisson, PoissonCpuTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::cpu)),
+                         stage_param_name<PoissonStage>);
 
 TEST_P(PoissonCpuTest, MatchesReferenceOnAwkwardSizes) {
   for (int N : awkward_sizes())
@@ -29,7 +30,7 @@ TEST(PoissonConvergence, ErrorFallsAsHSquared) {
     o.max_iterations = 400000;
     o.tolerance = 1e-13;
     o.check_every = 500;
-    const SolveResult r = poisson_cpu_omp.solve(p, u, o);
+    const SolveResult r = stage_called("cpu_omp").code.solve(p, u, o);
     ASSERT_LT(r.iterations, o.max_iterations) << "did not converge at N = " << N;
     double worst = 0;
     const int w = p.grid.width();
@@ -63,7 +64,7 @@ SolveResult wrong_solve(const PoissonProblem& p, std::vector<double>& u, const S
   return iterate_on_host(p, u, o, skips_last_column);
 }
 
-const PoissonStage wrong_cpu = {"wrong-cpu", "", false, false, wrong_solve, "tests/03-poisson/test_poisson_cpu.cpp"};
+const PoissonStage wrong_cpu = {{"wrong-cpu", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"}, {wrong_solve}};
 
 }  // namespace
 

@@ -3,10 +3,7 @@
 #include "check.h"
 #include "matmul_test_support.h"
 
-INSTANTIATE_TEST_SUITE_P(Gpu, MatmulTypeTest,
-                         testing::Values(&matmul_gpu1, &matmul_gpu2, &matmul_gpu3, &matmul_gpu3r, &matmul_gpu4,
-                                         &matmul_gpu5, &matmul_gpulib, &matmul_gpu4_e2, &matmul_gpu4_e8,
-                                         &matmul_gpu4_e16),
+INSTANTIATE_TEST_SUITE_P(matmul, MatmulTypeTest, testing::ValuesIn(tut::stages_on(matmul_stages(), tut::Side::gpu)),
                          stage_param_name<MatmulStage>);
 
 namespace {
@@ -34,8 +31,10 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
   CUDA_CHECK_LAUNCH();
 }
 
-const MatmulStage short_sum = {"wrong-sum", "", nullptr, launch<drops_last_term>, "tests/02-matmul/test_matmul_gpu.cu"};
-const MatmulStage short_row = {"wrong-column", "", nullptr, launch<skips_last_column>, "tests/02-matmul/test_matmul_gpu.cu"};
+const MatmulStage short_sum = {{"wrong-sum", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                               MatmulCode{nullptr, launch<drops_last_term>}};
+const MatmulStage short_row = {{"wrong-column", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                               MatmulCode{nullptr, launch<skips_last_column>}};
 
 }  // namespace
 

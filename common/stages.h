@@ -1,0 +1,67 @@
+// A chapter's stages, as its stage list declares them. The list (chapters/NN-name/FAMILY.stages)
+// has one line per stage, in lesson order:
+//   STAGE(name, file, side, ..., "the one change")
+// Meson reads the first three fields (the sources, the tests, the skeleton checks); C++ reads
+// the list as an X-macro, and each entry joins what the list says with the code the stage's
+// file hands over, which it names FAMILY_name (heat_v1).
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tut {
+
+enum class Side { cpu, gpu, multigpu };  // multigpu: the stage's tests need two GPUs
+
+struct StageInfo {
+  const char* name;    // "v0_omp": the same in --stage, the Meson test, the GoogleTest case, the lesson
+  const char* idea;    // its one change, for tables
+  Side side;
+  const char* source;  // the file to edit: "exercises/01-heat/v0_omp.cpp" (or solutions/...)
+  bool on_device() const { return side != Side::cpu; }
+};
+
+// The source a failing check names: the tree this build compiles (-Dkernels), the chapter, the file.
+#define TUT_STAGE_SOURCE(chapter_dir, file) TUT_KERNELS_DIR "/" chapter_dir "/" #file
+
+// The registry over a list's entries: pointers, in lesson order.
+template <class Stage, size_t N>
+std::vector<const Stage*> registry(const Stage (&all)[N]) {
+  std::vector<const Stage*> stages;
+  for (const Stage& s : all) stages.push_back(&s);
+  return stages;
+}
+
+template <class Stage>
+const Stage* find_stage(const std::vector<const Stage*>& stages, const std::string& name) {
+  const auto it = std::find_if(stages.begin(), stages.end(), [&](const Stage* s) { return name == s->name; });
+  return it == stages.end() ? nullptr : *it;
+}
+
+// The stage called `name`, which the program knows is in the list (a reference stage).
+template <class Stage>
+const Stage& stage_named(const std::vector<const Stage*>& stages, const std::string& name) {
+  if (const Stage* s = find_stage(stages, name)) return *s;
+  throw std::logic_error("the stage list has no stage " + name);
+}
+
+// The stages of one side: what a test program instantiates its tests with.
+template <class Stage>
+std::vector<const Stage*> stages_on(const std::vector<const Stage*>& stages, Side side) {
+  std::vector<const Stage*> chosen;
+  for (const Stage* s : stages)
+    if (s->side == side) chosen.push_back(s);
+  return chosen;
+}
+
+// "v0, v0_omp, v1": the stage names for --help and for error messages.
+template <class Stage>
+std::string stage_names(const std::vector<const Stage*>& stages) {
+  std::string names;
+  for (const Stage* s : stages) names += std::string(names.empty() ? "" : ", ") + s->name;
+  return names;
+}
+
+}  // namespace tut
