@@ -1,7 +1,8 @@
 // heat v0: the CPU loop on one core.
-//   run:  build/chapters/01-heat/heat3d --stage v0         test: meson test -C build heat-v0
-// The reference every other stage is checked against, and the baseline every speed-up is
-// counted from.
+//   run:  build/chapters/01-heat/heat3d --stage v0
+//   test: meson test -C build heat-v0
+// The reference every other stage is checked against, and the baseline every speed-up is counted
+// from.
 // What limits it: one core updates one cell after another; each update reads 7 floats and
 // writes 1, so it runs at the speed one core can stream memory, far below the machine's.
 #include "heat.h"

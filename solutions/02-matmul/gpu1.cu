@@ -1,7 +1,8 @@
 // matmul gpu1: one GPU thread.
-//   run:  build/chapters/02-matmul/matmult_f gpu1 128 128 128     test: meson test -C build matmul-gpu1
-// One GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the
-// allocation, copies and launch are right before any parallelism is added.
+//   run:  build/chapters/02-matmul/matmult_f gpu1 128 128 128
+//   test: meson test -C build matmul-gpu1
+// One GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the allocation,
+// copies and launch are right before any parallelism is added.
 // What limits it: one thread of thousands; each multiply-add waits for the last.
 #include "check.h"
 #include "matmul.h"

@@ -1,7 +1,8 @@
 // matmul gpu3 and gpu3r: 2 elements per thread, below, or right.
-//   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048     test: meson test -C build matmul-gpu3r
-// Each thread computes 2 elements of C, half as many threads. Two choices of the
-// second element, both here, and the benchmark says which wins:
+//   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048
+//   test: meson test -C build matmul-gpu3r
+// Each thread computes 2 elements of C, half as many threads. Two choices of the second element,
+// both here, and the benchmark says which wins:
 //   gpu3  (below): rows i and i+1 of one column. One load of B serves 2 multiply-adds, and a
 //                  warp still reads 16 consecutive elements of B: coalesced.
 //   gpu3r (right): columns j and j+1 of one row. One load of A serves 2, but the warp's loads

@@ -1,7 +1,8 @@
 // matmul gpu4: 4 elements per thread.
-//   run:  build/chapters/02-matmul/matmult_f gpu4 2048 2048 2048     test: meson test -C build matmul-gpu4
-// Each thread computes ROWS elements of one column of C (4 by default), a number
-// fixed at compile time so the partial sums live in registers.
+//   run:  build/chapters/02-matmul/matmult_f gpu4 2048 2048 2048
+//   test: meson test -C build matmul-gpu4
+// Each thread computes ROWS elements of one column of C (4 by default), a number fixed at compile
+// time so the partial sums live in registers.
 // Change from gpu3: 2 becomes a template parameter; the benchmark sweeps 2, 4, 8, 16.
 // Why it should help: one load of B now serves ROWS multiply-adds.
 // What still limits it: A is still read through L1 once per multiply-add, and more rows per

@@ -1,7 +1,8 @@
 // poisson gpu1: one GPU thread.
-//   run:  build/chapters/03-poisson/jacobi gpu1 64 10     test: meson test -C build poisson-gpu1
-// One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report).
-// It proves the allocation, copies and pointer swapping; nothing else.
+//   run:  build/chapters/03-poisson/jacobi gpu1 64 10
+//   test: meson test -C build poisson-gpu1
+// One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report). It proves the
+// allocation, copies and pointer swapping; nothing else.
 #include "check.h"
 #include "poisson.h"
 

@@ -1,8 +1,9 @@
 // poisson gpu3: CUDA graph of 100 iterations.
-//   run:  build/chapters/03-poisson/jacobi gpu3 512 1000     test: meson test -C build poisson-gpu3
-// The iteration loop moves to the device side. 100 iterations are captured once
-// in a CUDA graph and the graph is launched instead of 100 kernels; the kernel's pointers are
-// const __restrict__, so u and f are read through the read-only cache path.
+//   run:  build/chapters/03-poisson/jacobi gpu3 512 1000
+//   test: meson test -C build poisson-gpu3
+// The iteration loop moves to the device side. 100 iterations are captured once in a CUDA graph and
+// the graph is launched instead of 100 kernels; the kernel's pointers are const __restrict__, so u
+// and f are read through the read-only cache path.
 // Change from gpu2: launch overhead per iteration shrinks; the kernel itself is gpu2's.
 // Why it should help: small grids, whose iterations take a few microseconds, were paying
 // a launch per iteration. Large grids gain little: there the bytes set the time.

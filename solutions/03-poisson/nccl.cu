@@ -1,8 +1,9 @@
 // poisson nccl: rows split over GPUs, NCCL.
-//   run:  build/chapters/03-poisson/jacobi nccl 16384 1000 --parts 2     test: meson test -C build poisson-nccl
-// The same split as multi, with the halo rows exchanged by NCCL send/receive
-// instead of peer copies. The code is the same for GPUs of one machine (here, one process
-// driving every GPU) and, with one process per GPU started by MPI, of several machines.
+//   run:  build/chapters/03-poisson/jacobi nccl 16384 1000 --parts 2
+//   test: meson test -C build poisson-nccl
+// The same split as multi, with the halo rows exchanged by NCCL send/receive instead of peer
+// copies. The code is the same for GPUs of one machine (here, one process driving every GPU) and,
+// with one process per GPU started by MPI, of several machines.
 // Change from multi: the transport is NCCL's choice (NVLink, PCIe, or the network).
 // What still limits it: NCCL needs one GPU per part, and a send/receive pair per neighbour
 // and iteration costs more fixed time than a peer copy.

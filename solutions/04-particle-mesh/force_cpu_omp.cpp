@@ -1,7 +1,8 @@
 // force cpu_omp: OpenMP over the planes i.
-//   run:  build/chapters/04-particle-mesh/force --stage cpu,cpu_omp     test: meson test -C build particle-mesh-force-cpu_omp
-// The cpu stage's loop nest with its planes i shared among the cores by
-// one OpenMP pragma. The limit becomes the CPU's memory bandwidth.
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,cpu_omp
+//   test: meson test -C build particle-mesh-force-cpu_omp
+// The cpu stage's loop nest with its planes i shared among the cores by one OpenMP pragma. The
+// limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"
 
 namespace {

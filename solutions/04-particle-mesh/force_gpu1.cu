@@ -1,10 +1,11 @@
 // force gpu1: forcex, thread along i (uncoalesced).
-//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu1 --axis x     test: meson test -C build particle-mesh-force-gpu1
-// Forcex as the slides first port it: the thread index runs along i, the
-// slowest axis. The 32 threads of a warp read 32 values one plane (N^2 floats) apart, and
-// write 32 values as far apart: every access is its own 32-byte sector, of which 4 bytes are
-// used. The neighbouring k, which would use the rest of each sector, belongs to another block
-// that may run much later, by which time the sector may have left the cache.
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu1 --axis x
+//   test: meson test -C build particle-mesh-force-gpu1
+// Forcex as the slides first port it: the thread index runs along i, the slowest axis. The 32
+// threads of a warp read 32 values one plane (N^2 floats) apart, and write 32 values as far apart:
+// every access is its own 32-byte sector, of which 4 bytes are used. The neighbouring k, which
+// would use the rest of each sector, belongs to another block that may run much later, by which
+// time the sector may have left the cache.
 #include <stdexcept>
 
 #include "check.h"

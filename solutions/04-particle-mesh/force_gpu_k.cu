@@ -1,10 +1,11 @@
 // force gpu_k: threads along k, one cell each (interchange).
-//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k     test: meson test -C build particle-mesh-force-gpu_k
-// Loop interchange alone. Threads run along k, the fastest axis, for any
-// axis of the difference, one cell per thread: every load and store of a warp is 128
-// consecutive bytes (for z, shifted by one float, which the L1 cache absorbs: the shifted
-// sectors are the ones the warp's own row brings in). Each thread loads its two neighbours
-// itself, so a plane (x) or row (y) is read twice from memory unless a cache still holds it.
+//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k
+//   test: meson test -C build particle-mesh-force-gpu_k
+// Loop interchange alone. Threads run along k, the fastest axis, for any axis of the difference,
+// one cell per thread: every load and store of a warp is 128 consecutive bytes (for z, shifted by
+// one float, which the L1 cache absorbs: the shifted sectors are the ones the warp's own row brings
+// in). Each thread loads its two neighbours itself, so a plane (x) or row (y) is read twice from
+// memory unless a cache still holds it.
 #include "check.h"
 #include "particle_mesh.h"
 
