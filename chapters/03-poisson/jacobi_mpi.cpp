@@ -50,16 +50,12 @@ int mpi_main(int argc, char** argv, int rank, int size) {
   std::vector<double> u = problem.u0;
   SolveOptions options;
   options.max_iterations = iterations;
+  options.parts = size;
+  RowBlocks grid(problem, u, options, rank);  // block `rank` alone, on this process's GPU
+  const int first_row = grid.held()[0].first_row, rows = grid.held()[0].rows;
   ncclComm_t comm = nullptr;
-  int first_row = 0, rows = 0;
-  const SolveResult result = iterate_partitioned(
-      problem, u, options, Layout{size, true, rank},
-      [&](Partition& partition, int t) { nccl_exchange(partition, t, {comm}); },
-      [&](Partition& partition) {
-        first_row = partition.parts()[0].first_row;
-        rows = partition.parts()[0].rows;
-        NCCL_CHECK(ncclCommInitRank(&comm, size, id, rank));
-      });
+  NCCL_CHECK(ncclCommInitRank(&comm, size, id, rank));
+  const SolveResult result = nccl_iterate(grid, {comm}, u, iterations);
   ncclCommDestroy(comm);
 
   // Gather every rank's rows into rank 0's field.

@@ -7,8 +7,10 @@
 
 namespace {
 
+constexpr int kReductionThreads = 256;  // threads per block of the reduction: a power of two, for its tree
+
 __global__ void squared_change(int N, const double* a, const double* b, double* sum) {
-  __shared__ double partial[256];
+  __shared__ double partial[kReductionThreads];
   const int w = N + 2;
   double mine = 0;
   const size_t interior = size_t(N) * N;
@@ -31,7 +33,11 @@ __global__ void squared_change(int N, const double* a, const double* b, double* 
 double device_change_norm(const PoissonGrid& g, const double* a, const double* b, cudaStream_t stream) {
   tut::DeviceBuffer<double> sum(1);
   CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(double), stream));
-  squared_change<<<264, 256, 0, stream>>>(g.N, a, b, sum.get());
+  // Two blocks per multiprocessor of this GPU: every multiprocessor busy, and few atomics.
+  int device = 0, multiprocessors = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  squared_change<<<2 * multiprocessors, kReductionThreads, 0, stream>>>(g.N, a, b, sum.get());
   CUDA_CHECK_LAUNCH();
   double host = 0;
   CUDA_CHECK(cudaMemcpyAsync(&host, sum.get(), sizeof(double), cudaMemcpyDeviceToHost, stream));

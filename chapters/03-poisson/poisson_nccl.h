@@ -1,5 +1,5 @@
-// The nccl stage's halo exchange, shared by the stage (one process, every GPU of a machine)
-// and poisson_mpi (one process per GPU, on one or several machines).
+// The nccl stage's iterations, shared by the stage (one process, every GPU of a machine) and
+// jacobi_mpi (one process per GPU, on one or several machines).
 #pragma once
 #include <nccl.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "check.h"
-#include "poisson_parts.h"
+#include "poisson_rows.h"
 
 #define NCCL_CHECK(call)                                                                            \
   do {                                                                                              \
@@ -18,7 +18,8 @@
                                                  ncclGetErrorString(nccl_status_));                 \
   } while (0)
 
-// Sends each held block's new edge rows to the blocks above and below (NCCL ranks index - 1
-// and index + 1) and receives their rows into its halos of out(t). comms[i] is the
-// communicator of partition.parts()[i], whose NCCL rank is that block's index.
-void nccl_exchange(Partition& partition, int t, const std::vector<ncclComm_t>& comms);
+// `iterations` Jacobi iterations over the held blocks, their halos exchanged by NCCL (comms[i]
+// is held block i's communicator, whose rank is the block's index); then this process's rows
+// are brought back into u. Defined in the nccl stage's file.
+SolveResult nccl_iterate(RowBlocks& grid, const std::vector<ncclComm_t>& comms, std::vector<double>& u,
+                         int iterations);

@@ -3,7 +3,7 @@
 // and a deliberately wrong exchange (the halo one iteration late) must be rejected. Its main
 // is gpu_test_main.cpp built with TUT_MIN_GPUS=2.
 #include "check.h"
-#include "poisson_parts.h"
+#include "poisson_rows.h"
 #include "poisson_test_support.h"
 
 namespace {
@@ -35,20 +35,26 @@ TEST_P(PoissonMultiGpuTest, MatchesGpu2ExactlyOnEveryGpuCount) {
 
 namespace {
 
-// Wrong on purpose: sends the rows of the previous iteration (in(t) instead of out(t)), so
-// every halo arrives one iteration late.
+// Wrong on purpose: each block sends its rows of the previous iteration (in(t) instead of
+// out(t)), so every halo arrives one iteration late. The blocks run one stream each and wait
+// for each other after every iteration: simpler than multi's overlap, and wrong every time.
 SolveResult late_halo_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_partitioned(p, u, o, Layout{o.parts}, [](Partition& partition, int t) {
-    std::vector<Part>& parts = partition.parts();
-    const int w = partition.width();
-    for (size_t q = 0; q + 1 < parts.size(); ++q) {
-      Part &part = parts[q], &below = parts[q + 1];
-      CUDA_CHECK(cudaMemcpyPeerAsync(below.out(t), below.device, part.in(t) + size_t(part.rows) * w, part.device,
-                                     partition.row_bytes(), part.edge));
-      CUDA_CHECK(cudaMemcpyPeerAsync(part.out(t) + size_t(part.rows + 1) * w, part.device, below.in(t) + w,
-                                     below.device, partition.row_bytes(), below.edge));
+  RowBlocks grid(p, u, o);
+  std::vector<RowBlock>& blocks = grid.held();
+  const size_t w = size_t(grid.width());
+  grid.start_clock();
+  for (int t = 0; t < o.max_iterations; ++t) {
+    for (RowBlock& block : blocks) grid.update_rows(block, t, 1, block.rows, block.edge);
+    for (size_t q = 0; q + 1 < blocks.size(); ++q) {
+      RowBlock &block = blocks[q], &next = blocks[q + 1];
+      CUDA_CHECK(cudaMemcpyPeerAsync(next.out(t), next.device, block.in(t) + block.rows * w, block.device,
+                                     grid.row_bytes(), block.edge));
+      CUDA_CHECK(cudaMemcpyPeerAsync(block.out(t) + (block.rows + 1) * w, block.device, next.in(t) + w, next.device,
+                                     grid.row_bytes(), next.edge));
     }
-  });
+    for (RowBlock& block : blocks) CUDA_CHECK(cudaStreamSynchronize(block.edge));
+  }
+  return grid.finish(u, o.max_iterations);
 }
 
 const PoissonStage late_halo = {{"wrong-late-halo", "", tut::Side::multigpu, "tests/03-poisson/test_multigpu.cu"},
