@@ -3,11 +3,13 @@
 #include <cublas_v2.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
 #include "device.h"
+#include "report.h"
 
 namespace tut {
 
@@ -151,5 +153,14 @@ template ArithmeticRate measure_fma_rate<float>(int);
 template ArithmeticRate measure_fma_rate<double>(int);
 template ArithmeticRate measure_gemm_rate<float>(int, int);
 template ArithmeticRate measure_gemm_rate<double>(int, int);
+
+double note_copy_ceiling(Table& table, size_t bytes) {
+  const double gbps = measure_copy_bandwidth(bytes).gb_per_s;
+  char text[160];
+  std::snprintf(text, sizeof text, "%.0f GB/s device-to-device copy of %s (read + write counted), median of 10", gbps,
+                format_bytes(double(bytes)).c_str());
+  table.add_note("copy ceiling", text);
+  return gbps;
+}
 
 }  // namespace tut

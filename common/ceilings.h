@@ -32,6 +32,11 @@ ArithmeticRate measure_fma_rate(int repeats = 5);
 template <class T>
 ArithmeticRate measure_gemm_rate(int n, int repeats = 5);
 
+class Table;
+// Measures the device-to-device copy of `bytes` per buffer (read + write counted, median of 10)
+// and notes it in a result table as its "copy ceiling"; returns it in GB/s.
+double note_copy_ceiling(Table& table, size_t bytes = size_t(512) << 20);
+
 // Median time, in microseconds, of one launch of an empty kernel, measured over `launches`
 // back-to-back launches on one stream: the floor under any kernel of a many-step loop.
 double measure_empty_launch_us(int launches, int repeats = 5);

@@ -7,29 +7,43 @@
 
 namespace tut {
 
-Cell Cell::num(double v, int decimals) {
+Cell Cell::num(double v, const std::string& format) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, v);
-  Cell c;
-  c.text = text;
-  c.value = v;
-  c.numeric = true;
-  return c;
+  std::snprintf(text, sizeof text, format.c_str(), v);
+  return Cell{text, v, true, false};
 }
 
-Cell Cell::str(std::string s) {
-  Cell c;
-  c.text = std::move(s);
-  return c;
-}
+Cell Cell::str(std::string s) { return Cell{std::move(s), 0, false, false}; }
 
 Cell Cell::none() { return Cell{"-", 0, false, true}; }
 
-void Table::add_row(std::vector<Cell> row) {
-  if (row.size() != columns_.size())
-    throw std::invalid_argument("Table::add_row: " + std::to_string(row.size()) + " cells for " +
-                                std::to_string(columns_.size()) + " columns");
-  rows_.push_back(std::move(row));
+size_t Table::Row::column(const std::string& key) const {
+  for (size_t c = 0; c < table_->columns_.size(); ++c)
+    if (table_->columns_[c].key == key) return c;
+  throw std::invalid_argument("Table: no column '" + key + "'");
+}
+
+Table::Row& Table::Row::set(const std::string& key, double value) {
+  const size_t c = column(key);
+  const std::string& format = table_->columns_[c].format;
+  if (format.empty()) throw std::invalid_argument("Table: column '" + key + "' holds text, not numbers");
+  cells_[c] = Cell::num(value, format);
+  return *this;
+}
+
+Table::Row& Table::Row::set(const std::string& key, const std::string& text) {
+  cells_[column(key)] = Cell::str(text);
+  return *this;
+}
+
+Table::Row& Table::Row::set(const std::string& key, Cell cell) {
+  cells_[column(key)] = std::move(cell);
+  return *this;
+}
+
+Table::Row& Table::add_row() {
+  rows_.push_back(Row(this, columns_.size()));
+  return rows_.back();
 }
 
 void Table::print(std::ostream& out, Format format) const {
@@ -49,17 +63,17 @@ void Table::print_human(std::ostream& out) const {
     width.push_back(headings.back().size());
   }
   for (const auto& row : rows_)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].text.size());
+    for (size_t c = 0; c < row.cells_.size(); ++c) width[c] = std::max(width[c], row.cells_[c].text.size());
   auto pad = [&](const std::string& s, size_t c, bool right) {
     const std::string fill(width[c] - s.size(), ' ');
     out << (c ? "  " : "") << (right ? fill + s : s + fill);
   };
   // A heading sits over its values: right-aligned over numbers, left over text.
   for (size_t c = 0; c < columns_.size(); ++c)
-    pad(headings[c], c, std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return row[c].numeric; }));
+    pad(headings[c], c, std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return row.cells_[c].numeric; }));
   out << "\n";
   for (const auto& row : rows_) {
-    for (size_t c = 0; c < row.size(); ++c) pad(row[c].text, c, row[c].numeric || row[c].missing);
+    for (size_t c = 0; c < row.cells_.size(); ++c) pad(row.cells_[c].text, c, row.cells_[c].numeric || row.cells_[c].missing);
     out << "\n";
   }
 }
@@ -87,7 +101,7 @@ void Table::print_csv(std::ostream& out) const {
   for (const auto& row : rows_) {
     line.clear();
     for (const auto& note : notes_) line += csv_field(note.second) + ",";
-    for (const Cell& cell : row)
+    for (const Cell& cell : row.cells_)
       line += (cell.missing ? "" : cell.numeric ? exported_number(cell.value) : csv_field(cell.text)) + ",";
     out << line.substr(0, line.size() - 1) << "\n";
   }
@@ -115,7 +129,7 @@ void Table::print_json(std::ostream& out) const {
   for (size_t r = 0; r < rows_.size(); ++r) {
     out << (r ? ",\n    {" : "\n    {");
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const Cell& cell = rows_[r][c];
+      const Cell& cell = rows_[r].cells_[c];
       out << (c ? ", " : "") << json_string(columns_[c].key) << ": "
           << (cell.missing ? "null" : cell.numeric ? exported_number(cell.value) : json_string(cell.text));
     }

@@ -1,7 +1,9 @@
-// Result tables: aligned for people (default), CSV or JSON for tools. Every numeric column
-// carries its unit; notes (device, ceiling, problem) print above the table, become leading
-// CSV columns, and a "notes" object in JSON.
+// Result tables: aligned for people (default), CSV or JSON for tools. A table declares its
+// columns once (key, heading, unit, number format), and rows fill them by key. Notes (device,
+// ceiling, problem) print above the table, become leading CSV columns, and a "notes" object in
+// JSON.
 #pragma once
+#include <deque>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -12,16 +14,19 @@ namespace tut {
 enum class Format { human, csv, json };
 
 struct Column {
+  Column(std::string key_, std::string heading_, std::string unit_, std::string format_ = "")
+      : key(std::move(key_)), heading(std::move(heading_)), unit(std::move(unit_)), format(std::move(format_)) {}
   std::string key;      // machine name, used in CSV and JSON: "time_s"
   std::string heading;  // human heading: "time per 5000 steps"
   std::string unit;     // "s", "GB/s", "" for none
+  std::string format;   // how its numbers are shown, "%.4f"; "" for a column of text
 };
 
 struct Cell {
   std::string text;  // shown to people
   double value = 0;  // exported when numeric
   bool numeric = false, missing = false;
-  static Cell num(double v, int decimals);
+  static Cell num(double v, const std::string& format);
   static Cell str(std::string s);
   static Cell none();  // "-" for people, empty in CSV, null in JSON
 };
@@ -30,7 +35,23 @@ class Table {
  public:
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
-  void add_row(std::vector<Cell> row);  // throws if the row's width is wrong
+
+  // A row is filled by column key; a cell that is never set is missing ("-").
+  class Row {
+   public:
+    Row& set(const std::string& key, double value);       // shown in the column's format
+    Row& set(const std::string& key, const std::string& text);
+    Row& set(const std::string& key, const char* text) { return set(key, std::string(text)); }
+    Row& set(const std::string& key, Cell cell);          // a cell made by hand, in a column of mixed cells
+
+   private:
+    friend class Table;
+    Row(const Table* table, size_t width) : table_(table), cells_(width, Cell::none()) {}
+    size_t column(const std::string& key) const;  // throws std::invalid_argument for an unknown key
+    const Table* table_;
+    std::vector<Cell> cells_;
+  };
+  Row& add_row();
   void print(std::ostream& out, Format format) const;
 
  private:
@@ -39,7 +60,7 @@ class Table {
   void print_json(std::ostream& out) const;
   std::vector<Column> columns_;
   std::vector<std::pair<std::string, std::string>> notes_;
-  std::vector<std::vector<Cell>> rows_;
+  std::deque<Row> rows_;  // a deque: a row handed out stays where it is while others are added
 };
 
 }  // namespace tut

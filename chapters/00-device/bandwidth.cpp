@@ -80,7 +80,8 @@ int bandwidth_main(int argc, const char* const* argv) {
                      }});
   }
 
-  tut::Table table({{"kind", "copy", ""}, {"bytes", "size", "B"}, {"time_us", "time", "us"}, {"gb_per_s", "bandwidth", "GB/s"}});
+  tut::Table table({{"kind", "copy", ""}, {"bytes", "size", "B", "%.0f"}, {"time_us", "time", "us", "%.1f"},
+                    {"gb_per_s", "bandwidth", "GB/s", "%.2f"}});
   table.add_note("device", device.describe());
   table.add_note("method", "cudaMemcpyAsync between CUDA events, median of " + std::to_string(o.repeats) +
                                " after a warm-up; D2D counts bytes read + written, the others bytes moved");
@@ -88,8 +89,7 @@ int bandwidth_main(int argc, const char* const* argv) {
     for (size_t n = size_t(o.min_bytes);; n = std::min(n * 4, largest)) {
       const tut::TimingStats t = tut::time_device([&] { kind.copy(n); }, stream, 1, o.repeats);
       const double gbps = kind.bytes_factor * double(n) / (t.median_ms * 1e-3) / 1e9;
-      table.add_row({tut::Cell::str(kind.name), tut::Cell::num(double(n), 0), tut::Cell::num(t.median_ms * 1e3, 1),
-                     tut::Cell::num(gbps, 2)});
+      table.add_row().set("kind", kind.name).set("bytes", double(n)).set("time_us", t.median_ms * 1e3).set("gb_per_s", gbps);
       if (n == largest) break;
     }
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -25,17 +25,16 @@ int peak_main(int argc, const char* const* argv) {
   tut::require_device_memory(3 * size_t(n) * n * sizeof(double), "DGEMM of n = " + std::to_string(n));
   const tut::TheoreticalFigures f = tut::theoretical_figures(device.id);
 
-  tut::Table table({{"ceiling", "ceiling", ""}, {"measured", "measured", ""}, {"theoretical", "theoretical", ""},
-                    {"unit", "unit", ""}, {"pct_theoretical", "of theoretical", "%"}, {"verified", "result checked", ""}});
+  tut::Table table({{"ceiling", "ceiling", ""}, {"measured", "measured", "", "%.0f"}, {"theoretical", "theoretical", "", "%.0f"},
+                    {"unit", "unit", ""}, {"pct_theoretical", "of theoretical", "%", "%.1f"}, {"verified", "result checked", ""}});
   table.add_note("device", device.describe());
   table.add_note("method", "CUDA events, median of " + std::to_string(repeats) + " after warm-ups; GEMM n = " +
                                std::to_string(n) + "; theoretical figures from the max SM clock and memory clock");
   bool all_verified = true;
   auto add = [&](const std::string& name, double measured, double theoretical, const std::string& unit, bool verified) {
-    table.add_row({tut::Cell::str(name), tut::Cell::num(measured, 0),
-                   theoretical > 0 ? tut::Cell::num(theoretical, 0) : tut::Cell::none(), tut::Cell::str(unit),
-                   theoretical > 0 ? tut::Cell::num(100 * measured / theoretical, 1) : tut::Cell::none(),
-                   tut::Cell::str(verified ? "yes" : "NO")});
+    tut::Table::Row& row = table.add_row().set("ceiling", name).set("measured", measured).set("unit", unit);
+    row.set("verified", verified ? "yes" : "NO");
+    if (theoretical > 0) row.set("theoretical", theoretical).set("pct_theoretical", 100 * measured / theoretical);
     all_verified = all_verified && verified;
   };
   add("D2D copy, 512 MiB (read + write)", tut::measure_copy_bandwidth(size_t(512) << 20, repeats * 2).gb_per_s,

@@ -109,6 +109,7 @@ std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const H
       checks.push_back(c);
       continue;
     }
+    const tut::Range range(std::string(s->name) + ": checked");
     const std::vector<float> result = run_stage(*s, grid, block_of(*s, o), initial, steps);
     c.report = tut::compare(result.data(), reference.data(), {size_t(grid.nx), size_t(grid.ny), size_t(grid.nz)},
                             {kHeatAtol, kHeatRtol});
@@ -123,22 +124,20 @@ std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const H
 
 int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o) {
   const std::vector<Check> checks = validate(stages, grid, o.steps, o);
-  tut::Table table({{"stage", "stage", ""}, {"check", "matches v0", ""}, {"mismatches", "mismatches", ""},
+  // The errors are text, "1.23e-07": read by people, as the verdict is.
+  tut::Table table({{"stage", "stage", ""}, {"check", "matches v0", ""}, {"mismatches", "mismatches", "", "%.0f"},
                     {"max_abs_err", "max abs err", ""}, {"max_rel_err", "max rel err", ""}});
+  const auto scientific = [](double v) { return tut::Cell::num(v, "%.2e").text; };
   table.add_note("problem", "random " + dims(grid) + " field, " + std::to_string(o.steps) + " steps, float");
   table.add_note("tolerance", tolerance_text() + " per cell");
   bool all_ok = true;
   for (size_t i = 0; i < stages.size(); ++i) {
     const tut::ValidationReport& r = checks[i].report;
-    char abs_err[32], rel_err[32];
-    std::snprintf(abs_err, sizeof abs_err, "%.2e", r.max_abs_err);
-    std::snprintf(rel_err, sizeof rel_err, "%.2e", r.max_rel_err);
-    if (checks[i].is_reference)
-      table.add_row({tut::Cell::str(stages[i]->name), tut::Cell::str(checks[i].verdict()), tut::Cell::none(),
-                     tut::Cell::none(), tut::Cell::none()});
-    else
-      table.add_row({tut::Cell::str(stages[i]->name), tut::Cell::str(checks[i].verdict()),
-                     tut::Cell::num(double(r.mismatches), 0), tut::Cell::str(abs_err), tut::Cell::str(rel_err)});
+    tut::Table::Row& row = table.add_row().set("stage", stages[i]->name).set("check", checks[i].verdict());
+    if (!checks[i].is_reference)
+      row.set("mismatches", double(r.mismatches))
+          .set("max_abs_err", scientific(r.max_abs_err))
+          .set("max_rel_err", scientific(r.max_rel_err));
     all_ok = all_ok && checks[i].ok;
   }
   table.print(std::cout, o.format);
@@ -148,6 +147,7 @@ int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& 
 // Median time of `batch` steps of a stage on the full field, after one untimed warm-up.
 tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Options& o,
                             const std::vector<float>& initial, int batch) {
+  const tut::Range range(std::string(s.name) + ": timed");
   const dim3 block = block_of(s, o);
   if (!s.on_device()) {
     std::vector<float> a = initial, b = initial;
@@ -175,15 +175,15 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   tut::Table table({{"stage", "stage", ""},
                     {"what", "what", ""},
                     {"block", "block", ""},
-                    {"timed_steps", "timed steps", ""},
-                    {"time_s", "time per " + std::to_string(o.steps) + " steps", "s"},
-                    {"min_s", "min", "s"},
-                    {"max_s", "max", "s"},
-                    {"speedup_prev", "vs prev", "x"},
-                    {"speedup_v0", "vs v0", "x"},
-                    {"gcells_per_s", "rate", "GCells/s"},
-                    {"gb_per_s", "at 8 B/update", "GB/s"},
-                    {"pct_copy", "of copy", "%"},
+                    {"timed_steps", "timed steps", "", "%.0f"},
+                    {"time_s", "time per " + std::to_string(o.steps) + " steps", "s", "%.4f"},
+                    {"min_s", "min", "s", "%.4f"},
+                    {"max_s", "max", "s", "%.4f"},
+                    {"speedup_prev", "vs prev", "x", "%.2f"},
+                    {"speedup_v0", "vs v0", "x", "%.1f"},
+                    {"gcells_per_s", "rate", "GCells/s", "%.2f"},
+                    {"gb_per_s", "at 8 B/update", "GB/s", "%.1f"},
+                    {"pct_copy", "of copy", "%", "%.1f"},
                     {"check", "check", ""}});
   const size_t field_bytes = grid.cells() * sizeof(float);
   table.add_note("problem", dims(grid) + " cells, float, " + std::to_string(o.steps) + " steps; " +
@@ -191,14 +191,10 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
   double copy_gbps = 0;
   if (device.usable) {
-    const size_t ceiling_bytes = size_t(512) << 20;
-    copy_gbps = tut::measure_copy_bandwidth(ceiling_bytes).gb_per_s;
+    copy_gbps = tut::note_copy_ceiling(table);
     const double at_size = tut::measure_copy_bandwidth(field_bytes).gb_per_s;
     const double launch_us = tut::measure_empty_launch_us(std::min(o.steps, 5000));
     char text[256];
-    std::snprintf(text, sizeof text, "%.0f GB/s device-to-device copy of %s (read + write counted), median of 10",
-                  copy_gbps, tut::format_bytes(double(ceiling_bytes)).c_str());
-    table.add_note("copy ceiling", text);
     std::snprintf(text, sizeof text, "%.0f GB/s for a copy of one field, %s (L2 cache: %s)", at_size,
                   tut::format_bytes(double(field_bytes)).c_str(),
                   tut::format_bytes(double(device.props.l2CacheSize)).c_str());
@@ -220,29 +216,19 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
     const HeatStage& s = *stages[i];
     all_ok = all_ok && checks[i].ok;
     const int batch = s.on_device() ? o.steps : std::min(o.cpu_steps, o.steps);
-    std::vector<tut::Cell> row = {tut::Cell::str(s.name), tut::Cell::str(s.idea), tut::Cell::str(block_text(s, o))};
-    if (!checks[i].ok) {
-      row.insert(row.end(), 9, tut::Cell::none());
-      row.push_back(tut::Cell::str("FAIL"));
-      table.add_row(row);
-      continue;
-    }
+    tut::Table::Row& row = table.add_row().set("stage", s.name).set("what", s.idea).set("block", block_text(s, o));
+    row.set("check", checks[i].verdict());
+    if (!checks[i].ok) continue;  // not timed: the row says FAIL
     const tut::TimingStats t = time_stage(s, grid, o, initial, batch);
     const double scale = double(o.steps) / batch / 1e3;  // ms per batch -> s per o.steps steps
     const double seconds = t.median_ms * scale;
     const double cells_per_s = double(grid.interior_cells()) * o.steps / seconds;
     const double gbps = 8.0 * cells_per_s / 1e9;
-    row.push_back(tut::Cell::num(batch, 0));
-    row.push_back(tut::Cell::num(seconds, 4));
-    row.push_back(tut::Cell::num(t.min_ms * scale, 4));
-    row.push_back(tut::Cell::num(t.max_ms * scale, 4));
-    row.push_back(prev_time > 0 ? tut::Cell::num(prev_time / seconds, 2) : tut::Cell::none());
-    row.push_back(v0_time > 0 ? tut::Cell::num(v0_time / seconds, 1) : tut::Cell::none());
-    row.push_back(tut::Cell::num(cells_per_s / 1e9, 2));
-    row.push_back(tut::Cell::num(gbps, 1));
-    row.push_back(copy_gbps > 0 ? tut::Cell::num(100.0 * gbps / copy_gbps, 1) : tut::Cell::none());
-    row.push_back(tut::Cell::str(checks[i].verdict()));
-    table.add_row(row);
+    row.set("timed_steps", batch).set("time_s", seconds).set("min_s", t.min_ms * scale).set("max_s", t.max_ms * scale);
+    row.set("gcells_per_s", cells_per_s / 1e9).set("gb_per_s", gbps);
+    if (prev_time > 0) row.set("speedup_prev", prev_time / seconds);
+    if (v0_time > 0) row.set("speedup_v0", v0_time / seconds);
+    if (copy_gbps > 0) row.set("pct_copy", 100.0 * gbps / copy_gbps);
     if (&s == &reference_stage()) v0_time = seconds;
     prev_time = seconds;
   }

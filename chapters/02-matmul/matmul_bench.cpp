@@ -66,10 +66,10 @@ int bench_main(int argc, const char* const* argv) {
     if (std::max({s.m, s.n, s.k}) <= max_n) shapes.push_back(s);
   const std::vector<Timed> types = timed_types();
 
-  tut::Table table({{"type", "type", ""},     {"m", "m", ""},          {"n", "n", ""},
-                    {"k", "k", ""},           {"host_ms", "host to host", "ms"}, {"host_gflops", "host to host", "GFLOP/s"},
-                    {"device_ms", "device only", "ms"}, {"device_gflops", "device only", "GFLOP/s"},
-                    {"cpu_threads", "CPU threads", ""}, {"check", "matches lib", ""}});
+  tut::Table table({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
+                    {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
+                    {"device_ms", "device only", "ms", "%.3f"}, {"device_gflops", "device only", "GFLOP/s", "%.2f"},
+                    {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}});
   table.add_note("device", device.describe());
   table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
                            "device only: the same kernel on device buffers (CUDA events)");
@@ -86,42 +86,34 @@ int bench_main(int argc, const char* const* argv) {
     dB.upload(B.data());
     const double flops = 2.0 * sh.m * sh.n * double(sh.k);
     for (const Timed& type : types) {
-      const Timed* s = &type;
       const int largest = std::max({sh.m, sh.n, sh.k});
-      const std::string name = s->name;
+      const std::string name = type.name;
       if ((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max)) continue;
-      std::vector<tut::Cell> row = {tut::Cell::str(s->name), tut::Cell::num(sh.m, 0), tut::Cell::num(sh.n, 0),
-                                    tut::Cell::num(sh.k, 0)};
+      tut::Table::Row& row = table.add_row().set("type", type.name).set("m", sh.m).set("n", sh.n).set("k", sh.k);
+      const tut::Range range(name + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
+                             ": checked and timed");
       bool ok = true;
-      if (s->host) {  // the warm-up call is also the one that is checked
+      if (type.host) {  // the warm-up call is also the one that is checked
         tut::poison(C.data(), c_count);
-        const tut::TimingStats first = tut::time_host([&] { s->host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); }, 0, 1);
+        const auto call = [&] { type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); };
+        const tut::TimingStats first = tut::time_host(call, 0, 1);
         ok = ok && close_to(C, reference, sh.k);
-        const tut::TimingStats t = tut::time_host([&] { s->host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); }, 0,
-                                                  repeats_for(first.median_ms / 1e3));
-        row.push_back(tut::Cell::num(t.median_ms, 3));
-        row.push_back(tut::Cell::num(flops / (t.median_ms * 1e-3) / 1e9, 2));
-      } else {
-        row.push_back(tut::Cell::none());
-        row.push_back(tut::Cell::none());
+        const tut::TimingStats t = tut::time_host(call, 0, repeats_for(first.median_ms / 1e3));
+        row.set("host_ms", t.median_ms).set("host_gflops", flops / (t.median_ms * 1e-3) / 1e9);
       }
-      if (s->device) {
+      if (type.device) {
         CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
-        const auto call = [&] { s->device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
+        const auto call = [&] { type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
         const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
         dC.download(C.data());
         ok = ok && close_to(C, reference, sh.k);
         const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
-        row.push_back(tut::Cell::num(t.median_ms, 3));
-        row.push_back(tut::Cell::num(flops / (t.median_ms * 1e-3) / 1e9, 2));
+        row.set("device_ms", t.median_ms).set("device_gflops", flops / (t.median_ms * 1e-3) / 1e9);
       } else {
-        row.push_back(tut::Cell::none());
-        row.push_back(tut::Cell::none());
+        row.set("cpu_threads", name == "lib" ? openblas_get_num_threads() : 1);
       }
-      row.push_back(s->device ? tut::Cell::none() : tut::Cell::num(name == "lib" ? openblas_get_num_threads() : 1, 0));
-      row.push_back(tut::Cell::str(ok ? "ok" : "FAIL"));
-      if (!ok) std::cerr << "matmul_bench: " << s->name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
-      table.add_row(row);
+      row.set("check", ok ? "ok" : "FAIL");
+      if (!ok) std::cerr << "matmul_bench: " << name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -91,6 +91,7 @@ struct Run {
 };
 
 Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<double>& u, const Options& o, int parts) {
+  const tut::Range range(std::string(stage.name) + ": timed");
   SolveOptions so;
   so.max_iterations = o.iterations;
   so.tolerance = o.tolerance;
@@ -126,10 +127,11 @@ int jacobi_main(int argc, char** argv) {
   runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu() ? parts : 1));
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
-  tut::Table table({{"stage", "stage", ""}, {"N", "N", ""}, {"gpus", "GPUs", ""}, {"iterations", "iterations", ""},
-                    {"time_s", "time", "s"}, {"gupdates_per_s", "rate", "Gupdates/s"}, {"gb_per_s", "at 24 B/update", "GB/s"},
-                    {"pct_copy", "of copy x GPUs", "%"}, {"speedup", "vs gpu2", "x"}, {"efficiency", "efficiency", "%"},
-                    {"change_norm", "last change", ""}});
+  tut::Table table({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},
+                    {"iterations", "iterations", "", "%.0f"}, {"time_s", "time", "s", "%.4f"},
+                    {"gupdates_per_s", "rate", "Gupdates/s", "%.3f"}, {"gb_per_s", "at 24 B/update", "GB/s", "%.1f"},
+                    {"pct_copy", "of copy x GPUs", "%", "%.1f"}, {"speedup", "vs gpu2", "x", "%.2f"},
+                    {"efficiency", "efficiency", "%", "%.1f"}, {"change_norm", "last change", ""}});
   table.add_note("problem", "radiator, N = " + std::to_string(o.N) + " interior points per side, double");
   table.add_note("device", device.usable ? device.describe() + ", " + std::to_string(gpus) + " visible" : "CPU");
   // Every run has the same notes, so that CSVs of CPU and GPU runs share their columns.
@@ -141,15 +143,17 @@ int jacobi_main(int argc, char** argv) {
     const double gbps = 24.0 * updates / r.result.seconds / 1e9;
     const int used = r.stage->multi_gpu() ? std::min(r.parts, std::max(gpus, 1)) : (r.stage->on_device() ? 1 : 0);
     const double speedup = single_seconds > 0 ? single_seconds / r.result.seconds : 0;
-    char norm[32];
-    std::snprintf(norm, sizeof norm, "%.3e", r.result.change_norm);
-    table.add_row({tut::Cell::str(r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : "")),
-                   tut::Cell::num(o.N, 0), tut::Cell::num(used, 0), tut::Cell::num(r.result.iterations, 0),
-                   tut::Cell::num(r.result.seconds, 4), tut::Cell::num(updates / r.result.seconds / 1e9, 3),
-                   tut::Cell::num(gbps, 1), used && copy_gbps > 0 ? tut::Cell::num(100 * gbps / (copy_gbps * used), 1) : tut::Cell::none(),
-                   speedup > 0 ? tut::Cell::num(speedup, 2) : tut::Cell::none(),
-                   speedup > 0 ? tut::Cell::num(100 * speedup / used, 1) : tut::Cell::none(),
-                   r.result.change_norm >= 0 ? tut::Cell::str(norm) : tut::Cell::none()});
+    tut::Table::Row& row = table.add_row();
+    row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
+    row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
+    row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);
+    if (used && copy_gbps > 0) row.set("pct_copy", 100 * gbps / (copy_gbps * used));
+    if (speedup > 0) row.set("speedup", speedup).set("efficiency", 100 * speedup / used);
+    if (r.result.change_norm >= 0) {  // text, as the course prints it
+      char norm[32];
+      std::snprintf(norm, sizeof norm, "%.3e", r.result.change_norm);
+      row.set("change_norm", norm);
+    }
   }
   table.print(std::cout, o.format);
   if (!o.pgm.empty()) write_pgm(o.pgm, problem.grid, u);

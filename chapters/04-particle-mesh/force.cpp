@@ -96,13 +96,13 @@ int main(int argc, char** argv) {
     if (device.usable) tut::require_device_memory(cells * 4 * 3, "the potential, one force component and a spare");
     if (!device.usable) std::cerr << "force: no GPU, so only the CPU stages run: " << device.why_not << "\n";
 
-    tut::Table table({{"stage", "stage", ""}, {"axis", "axis", ""}, {"what", "what", ""}, {"strip", "strip", ""},
-                      {"time_ms", "time", "ms"}, {"min_ms", "min", "ms"}, {"max_ms", "max", "ms"},
-                      {"gcells_per_s", "rate", "GCells/s"}, {"gb_per_s", "at 8 B/cell", "GB/s"},
-                      {"pct_copy", "of copy", "%"}, {"speedup_cpu", "vs cpu", "x"}, {"check", "check", ""}});
+    tut::Table table({{"stage", "stage", ""}, {"axis", "axis", ""}, {"what", "what", ""}, {"strip", "strip", "", "%.0f"},
+                      {"time_ms", "time", "ms", "%.4f"}, {"min_ms", "min", "ms", "%.4f"}, {"max_ms", "max", "ms", "%.4f"},
+                      {"gcells_per_s", "rate", "GCells/s", "%.2f"}, {"gb_per_s", "at 8 B/cell", "GB/s", "%.0f"},
+                      {"pct_copy", "of copy", "%", "%.1f"}, {"speedup_cpu", "vs cpu", "x", "%.1f"}, {"check", "check", ""}});
     table.add_note("problem", std::to_string(m.N) + "^3 cells, float, random potential in [0, 1), dx = 1/" +
                                   std::to_string(m.N));
-    const double copy_gbps = note_copy_ceiling(table, device);
+    const double copy_gbps = note_device_and_ceiling(table, device);
     table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
                                  std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
     table.add_note("check", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
       for (const Run& r : runs_for(o, m)) {
         const ForceStage& s = *r.stage;
         if (!s.handles(axis) || (s.on_device() && !device.usable)) continue;
+        const tut::Range range(std::string(s.name) + " " + axis_name(axis) + ": timed and checked");
         tut::TimingStats t = cpu;
         if (!s.on_device() && &s != &cpu_stage) {
           tut::poison(f.data(), cells);  // NaN: a cell never written fails
@@ -144,12 +145,12 @@ int main(int argc, char** argv) {
         }
         all_ok = all_ok && ok;
         const double rate = double(cells) / (t.median_ms * 1e-3);
-        table.add_row({tut::Cell::str(s.name), tut::Cell::str(axis_name(axis)), tut::Cell::str(s.idea),
-                       r.strip ? tut::Cell::num(r.strip, 0) : tut::Cell::none(), tut::Cell::num(t.median_ms, 4),
-                       tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4), tut::Cell::num(rate / 1e9, 2),
-                       tut::Cell::num(8 * rate / 1e9, 0),
-                       copy_gbps > 0 ? tut::Cell::num(800 * rate / 1e9 / copy_gbps, 1) : tut::Cell::none(),
-                       tut::Cell::num(cpu.median_ms / t.median_ms, 1), tut::Cell::str(ok ? "ok" : "FAIL")});
+        tut::Table::Row& row = table.add_row().set("stage", s.name).set("axis", axis_name(axis)).set("what", s.idea);
+        row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms);
+        row.set("gcells_per_s", rate / 1e9).set("gb_per_s", 8 * rate / 1e9).set("speedup_cpu", cpu.median_ms / t.median_ms);
+        row.set("check", ok ? "ok" : "FAIL");
+        if (r.strip) row.set("strip", r.strip);
+        if (copy_gbps > 0) row.set("pct_copy", 800 * rate / 1e9 / copy_gbps);
       }
     }
     table.print(std::cout, o.format);

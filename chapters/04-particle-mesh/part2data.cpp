@@ -56,6 +56,7 @@ const Part2DataStage& reference_stage() { return tut::stage_named(part2data_stag
 
 // Compares with the reference; a mismatch is reported on stderr with the file to edit.
 bool matches(const Part2DataStage& s, const int* got, const std::vector<int>& want, const char* how) {
+  const tut::Range range(std::string(s.name) + ": checked " + how);
   const tut::ValidationReport r = tut::compare(got, want.data(), particles_extent(want.size()), {0, 0});
   if (!r.ok())
     std::cerr << "part2data: stage " << s.name << " " << how << " differs from cpu (edit " << s.source
@@ -70,6 +71,7 @@ unsigned block_of(const Part2DataStage& s, const Options& o) { return o.block ? 
 
 tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Options& o,
                              const tut::DeviceBuffer<float>& pos, tut::DeviceBuffer<int>& data) {
+  const tut::Range range(std::string(s.name) + ": timed");
   const int np = int(data.size());
   return tut::time_device([&] { s.code.on_device(m, np, pos.get(), data.get(), block_of(s, o), nullptr); }, nullptr, 2,
                           o.repeats);
@@ -78,12 +80,12 @@ tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Optio
 int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
                 const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
   const double cpu_ms = cpu.median_ms;
-  tut::Table table({{"stage", "stage", ""}, {"what", "what", ""}, {"block", "block", ""},
-                    {"time_ms", "time", "ms"}, {"min_ms", "min", "ms"}, {"max_ms", "max", "ms"},
-                    {"gparticles_per_s", "rate", "Gparticles/s"}, {"gb_per_s", "at 16 B/particle", "GB/s"},
-                    {"pct_copy", "of copy", "%"}, {"speedup_cpu", "vs cpu", "x"}, {"check", "check", ""}});
+  tut::Table table({{"stage", "stage", ""}, {"what", "what", ""}, {"block", "block", "", "%.0f"},
+                    {"time_ms", "time", "ms", "%.4f"}, {"min_ms", "min", "ms", "%.4f"}, {"max_ms", "max", "ms", "%.4f"},
+                    {"gparticles_per_s", "rate", "Gparticles/s", "%.3f"}, {"gb_per_s", "at 16 B/particle", "GB/s", "%.0f"},
+                    {"pct_copy", "of copy", "%", "%.1f"}, {"speedup_cpu", "vs cpu", "x", "%.1f"}, {"check", "check", ""}});
   table.add_note("problem", std::to_string(o.np) + " particles, mesh " + std::to_string(m.N) + "^3, 12 B read + 4 B written per particle");
-  const double copy_gbps = note_copy_ceiling(table, device);
+  const double copy_gbps = note_device_and_ceiling(table, device);
   table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
                                std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
   table.add_note("check", "every stage's cells equal the cpu stage's, exactly");
@@ -104,7 +106,10 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
       t = cpu;  // timed in main, where it made the reference
     } else if (!s->on_device()) {
       poison_cells(host_data.data(), o.np);
-      t = tut::time_host([&] { s->code.on_host(m, o.np, pos.data(), host_data.data()); }, 1, o.cpu_repeats);
+      {
+        const tut::Range range(std::string(s->name) + ": timed");
+        t = tut::time_host([&] { s->code.on_host(m, o.np, pos.data(), host_data.data()); }, 1, o.cpu_repeats);
+      }
       ok = matches(*s, host_data.data(), reference, "on its own");
     } else {
       CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
@@ -115,12 +120,11 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
     all_ok = all_ok && ok;
     const double rate = o.np / (t.median_ms * 1e-3);
     const double gbps = 16.0 * rate / 1e9;
-    table.add_row({tut::Cell::str(s->name), tut::Cell::str(s->idea),
-                   s->on_device() ? tut::Cell::num(block_of(*s, o), 0) : tut::Cell::none(),
-                   tut::Cell::num(t.median_ms, 4), tut::Cell::num(t.min_ms, 4), tut::Cell::num(t.max_ms, 4),
-                   tut::Cell::num(rate / 1e9, 3), tut::Cell::num(gbps, 0),
-                   copy_gbps > 0 ? tut::Cell::num(100 * gbps / copy_gbps, 1) : tut::Cell::none(),
-                   tut::Cell::num(cpu_ms / t.median_ms, 1), tut::Cell::str(check_text(ok))});
+    tut::Table::Row& row = table.add_row().set("stage", s->name).set("what", s->idea);
+    row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms).set("gparticles_per_s", rate / 1e9);
+    row.set("gb_per_s", gbps).set("speedup_cpu", cpu_ms / t.median_ms).set("check", check_text(ok));
+    if (s->on_device()) row.set("block", block_of(*s, o));
+    if (copy_gbps > 0) row.set("pct_copy", 100 * gbps / copy_gbps);
   }
   table.print(std::cout, o.format);
   return all_ok ? 0 : 1;
@@ -135,14 +139,16 @@ double copy_rate_gbps(void* dst, const void* src, size_t bytes, cudaMemcpyKind k
 int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
                   const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
   const double cpu_ms = cpu.median_ms;
-  tut::Table table({{"stage", "stage", ""}, {"sequential_ms", "sequential", "ms"}, {"kernel_ms", "kernel only", "ms"},
-                    {"kernel_x", "x", "x"}, {"plain_ms", "with transfers", "ms"}, {"plain_x", "x", "x"},
-                    {"pinned_ms", "pinned", "ms"}, {"pinned_x", "x", "x"}, {"streamed_ms", "pinned+streams", "ms"},
-                    {"streamed_x", "x", "x"}, {"possible_plain", "still possible (plain)", "x"},
-                    {"possible_streamed", "still possible (streams)", "x"}, {"check", "check", ""}});
+  tut::Table table({{"stage", "stage", ""}, {"sequential_ms", "sequential", "ms", "%.2f"},
+                    {"kernel_ms", "kernel only", "ms", "%.3f"}, {"kernel_x", "x", "x", "%.1f"},
+                    {"plain_ms", "with transfers", "ms", "%.2f"}, {"plain_x", "x", "x", "%.2f"},
+                    {"pinned_ms", "pinned", "ms", "%.2f"}, {"pinned_x", "x", "x", "%.2f"},
+                    {"streamed_ms", "pinned+streams", "ms", "%.2f"}, {"streamed_x", "x", "x", "%.2f"},
+                    {"possible_plain", "still possible (plain)", "x", "%.1f"},
+                    {"possible_streamed", "still possible (streams)", "x", "%.1f"}, {"check", "check", ""}});
   table.add_note("problem", std::to_string(o.np) + " particles (" + tut::format_bytes(12.0 * o.np) + " in, " +
                                 tut::format_bytes(4.0 * o.np) + " out), mesh " + std::to_string(m.N) + "^3");
-  note_copy_ceiling(table, device);
+  note_device_and_ceiling(table, device);
   table.add_note("with transfers", "cudaMalloc both arrays, copy in, kernel, copy out, cudaFree both; pinned host "
                                    "arrays are allocated once, outside the timing");
   table.add_note("streams", std::to_string(o.chunks) + " pieces over " + std::to_string(o.streams) + " streams");
@@ -170,6 +176,7 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
     // The median time of the whole offload into poisoned host cells, which are then checked.
     auto offload = [&](const float* host_pos, int* host_data, const std::vector<cudaStream_t>& on, const char* how) {
       poison_cells(host_data, o.np);
+      const tut::Range range(std::string(s->name) + ": timed " + how);
       const tut::TimingStats t = time_offload(*s, block_of(*s, o), m, o.np, host_pos, host_data, on, o.chunks, o.repeats);
       ok = matches(*s, host_data, reference, how) && ok;
       return t.median_ms;
@@ -185,12 +192,20 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
     const double pinned = offload(pinned_pos.get(), pinned_data.get(), {}, "from pinned memory");
     const double streamed = offload(pinned_pos.get(), pinned_data.get(), streams, "on streams");
     all_ok = all_ok && ok;
-    table.add_row({tut::Cell::str(s->name), tut::Cell::num(cpu_ms, 2), tut::Cell::num(kernel.median_ms, 3),
-                   tut::Cell::num(cpu_ms / kernel.median_ms, 1), tut::Cell::num(plain, 2),
-                   tut::Cell::num(cpu_ms / plain, 2), tut::Cell::num(pinned, 2), tut::Cell::num(cpu_ms / pinned, 2),
-                   tut::Cell::num(streamed, 2), tut::Cell::num(cpu_ms / streamed, 2),
-                   tut::Cell::num(plain / kernel.median_ms, 1), tut::Cell::num(streamed / kernel.median_ms, 1),
-                   tut::Cell::str(check_text(ok))});
+    table.add_row()
+        .set("stage", s->name)
+        .set("sequential_ms", cpu_ms)
+        .set("kernel_ms", kernel.median_ms)
+        .set("kernel_x", cpu_ms / kernel.median_ms)
+        .set("plain_ms", plain)
+        .set("plain_x", cpu_ms / plain)
+        .set("pinned_ms", pinned)
+        .set("pinned_x", cpu_ms / pinned)
+        .set("streamed_ms", streamed)
+        .set("streamed_x", cpu_ms / streamed)
+        .set("possible_plain", plain / kernel.median_ms)
+        .set("possible_streamed", streamed / kernel.median_ms)
+        .set("check", check_text(ok));
   }
   for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
   table.print(std::cout, o.format);
