@@ -23,6 +23,17 @@ struct StageInfo {
   bool on_device() const { return side != Side::cpu; }
 };
 
+// What a stage's file hands over where a CPU stage and a GPU stage differ in signature: a CPU
+// stage's run, or a GPU stage's launcher with the launch shape it chose (its block).
+template <class OnHost, class OnDevice, class Block>
+struct HostOrDeviceCode {
+  constexpr HostOrDeviceCode(OnHost run) : on_host(run) {}
+  constexpr HostOrDeviceCode(OnDevice run, Block shape) : on_device(run), block(shape) {}
+  OnHost on_host = nullptr;
+  OnDevice on_device = nullptr;
+  Block block{};
+};
+
 // The source a failing check names: the tree this build compiles (-Dkernels), the chapter, the file.
 #define TUT_STAGE_SOURCE(chapter_dir, file) TUT_KERNELS_DIR "/" chapter_dir "/" #file
 

@@ -34,13 +34,7 @@ using HeatDeviceStep = void (*)(const HeatGrid& grid, float coeff, const float* 
 
 // What a stage's file hands over, as `const HeatCode heat_<stage>`: its step, and a GPU
 // stage's own block shape.
-struct HeatCode {
-  constexpr HeatCode(HeatHostStep step) : on_host(step) {}
-  constexpr HeatCode(HeatDeviceStep step, dim3 block_shape) : on_device(step), block(block_shape) {}
-  HeatHostStep on_host = nullptr;
-  HeatDeviceStep on_device = nullptr;
-  dim3 block{0, 0, 0};
-};
+using HeatCode = tut::HostOrDeviceCode<HeatHostStep, HeatDeviceStep, dim3>;
 
 struct HeatStage : tut::StageInfo {
   const char* lesson_block;  // "64x8x1": the block shape the lesson gives it ("-" on the CPU)

@@ -49,14 +49,9 @@ using Part2DataOnHost = void (*)(const Mesh& m, int np, const float* pos, int* d
 using Part2DataOnDevice = void (*)(const Mesh& m, int np, const float* pos, int* data, unsigned block,
                                    cudaStream_t stream);
 
-// What a part2data stage's file hands over, as `const Part2DataCode part2data_<stage>`.
-struct Part2DataCode {
-  constexpr Part2DataCode(Part2DataOnHost run) : on_host(run) {}
-  constexpr Part2DataCode(Part2DataOnDevice run, unsigned threads) : on_device(run), block(threads) {}
-  Part2DataOnHost on_host = nullptr;
-  Part2DataOnDevice on_device = nullptr;
-  unsigned block = 0;  // threads per block, the stage's own choice
-};
+// What a part2data stage's file hands over, as `const Part2DataCode part2data_<stage>`: its
+// run, and a GPU stage's own threads per block.
+using Part2DataCode = tut::HostOrDeviceCode<Part2DataOnHost, Part2DataOnDevice, unsigned>;
 
 struct Part2DataStage : tut::StageInfo {
   Part2DataCode code;
