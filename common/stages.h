@@ -53,9 +53,9 @@ const Stage* find_stage(const std::vector<const Stage*>& stages, const std::stri
 
 // The stage called `name`, which the program knows is in the list (a reference stage).
 template <class Stage>
-const Stage& stage_named(const std::vector<const Stage*>& stages, const std::string& name) {
+const Stage& stage_named(const std::vector<const Stage*>& stages, const char* name) {
   if (const Stage* s = find_stage(stages, name)) return *s;
-  throw std::logic_error("the stage list has no stage " + name);
+  throw std::logic_error(std::string("the stage list has no stage ") + name);
 }
 
 // The stages of one side: what a test program instantiates its tests with.
