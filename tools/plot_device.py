@@ -9,7 +9,7 @@ Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
 """
 import sys
 
-from plotting import load, pyplot, save
+from plotting import load, log_axes, pyplot, save
 
 
 def plot_bandwidth(rows, out):
@@ -18,13 +18,7 @@ def plot_bandwidth(rows, out):
     for kind in dict.fromkeys(r["kind"] for r in rows):
         points = [(int(r["bytes"]), float(r["gb_per_s"])) for r in rows if r["kind"] == kind]
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=kind)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("bytes per copy")
-    ax.set_ylabel("GB/s (D2D: read + write)")
-    ax.set_title(f"measured copy bandwidth, {rows[0]['device']}", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    log_axes(ax, "bytes per copy", "GB/s (D2D: read + write)", f"measured copy bandwidth, {rows[0]['device']}")
     save(fig, out)
 
 

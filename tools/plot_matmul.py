@@ -9,7 +9,7 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown]
 """
 import sys
 
-from plotting import load, pyplot, save
+from plotting import load, log_axes, pyplot, save
 
 
 def square(rows):
@@ -38,13 +38,8 @@ def plot(rows, out):
             line, = ax.plot([p[0] for p in xy], [p[1] for p in xy], style, marker="o", markersize=3, label=label,
                             color=colours.get(t))
             colours[t] = line.get_color()
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N (C = A B, all N x N, double)")
-    ax.set_ylabel("GFLOP/s")
-    ax.set_title(f"matrix multiply on {rows[0]['device']}", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    log_axes(ax, "N (C = A B, all N x N, double)", "GFLOP/s", f"matrix multiply on {rows[0]['device']}",
+             legend_size=7, legend_columns=2)
     save(fig, out)
 
 

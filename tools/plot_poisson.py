@@ -10,7 +10,7 @@ Usage: plot_poisson.py PREFIX [--markdown]
 import os
 import sys
 
-from plotting import copy_gbps, load, pyplot, save
+from plotting import copy_gbps, load, log_axes, pyplot, save
 
 
 def plot_sizes(rows, out):
@@ -23,13 +23,8 @@ def plot_sizes(rows, out):
     ceiling = max(copy_gbps(r) for r in gpu) / 24
     ax.axhline(ceiling, color="grey", linestyle="--", linewidth=0.8)
     ax.text(256, ceiling * 1.08, f"copy ceiling at 24 B/update: {ceiling:.0f} Gupdates/s", fontsize=8)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N (interior points per side)")
-    ax.set_ylabel("Gupdates/s")
-    ax.set_title(f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (gpu1), on {rows[-1]['device'].split(' (')[0]}", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    log_axes(ax, "N (interior points per side)", "Gupdates/s",
+             f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (gpu1), on {rows[-1]['device'].split(' (')[0]}")
     save(fig, out)
 
 

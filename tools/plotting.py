@@ -1,5 +1,5 @@
 """Helpers shared by the chapters' plot scripts: a program's CSV, matplotlib without a display,
-and saving a figure."""
+log-log axes, and saving a figure."""
 import csv
 
 
@@ -21,6 +21,17 @@ def pyplot():
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
     return plt
+
+
+def log_axes(ax, xlabel, ylabel, title, legend_size=8, legend_columns=1):
+    """Log-log axes (powers of two along x), labelled, with a grid and a legend."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend_size, ncol=legend_columns)
 
 
 def save(fig, out):
