@@ -17,33 +17,29 @@ Cell Cell::str(std::string s) { return Cell{std::move(s), 0, false, false}; }
 
 Cell Cell::none() { return Cell{"-", 0, false, true}; }
 
-size_t Table::Row::column(const std::string& key) const {
-  for (size_t c = 0; c < table_->columns_.size(); ++c)
-    if (table_->columns_[c].key == key) return c;
+size_t Table::column(const std::string& key) const {
+  for (size_t c = 0; c < columns_.size(); ++c)
+    if (columns_[c].key == key) return c;
   throw std::invalid_argument("Table: no column '" + key + "'");
 }
 
-Table::Row& Table::Row::set(const std::string& key, double value) {
-  const size_t c = column(key);
+Table::Row Table::Row::set(const std::string& key, double value) {
+  const size_t c = table_->column(key);
   const std::string& format = table_->columns_[c].format;
   if (format.empty()) throw std::invalid_argument("Table: column '" + key + "' holds text, not numbers");
-  cells_[c] = Cell::num(value, format);
+  return set(key, Cell::num(value, format));
+}
+
+Table::Row Table::Row::set(const std::string& key, const std::string& text) { return set(key, Cell::str(text)); }
+
+Table::Row Table::Row::set(const std::string& key, Cell cell) {
+  table_->rows_[index_][table_->column(key)] = std::move(cell);
   return *this;
 }
 
-Table::Row& Table::Row::set(const std::string& key, const std::string& text) {
-  cells_[column(key)] = Cell::str(text);
-  return *this;
-}
-
-Table::Row& Table::Row::set(const std::string& key, Cell cell) {
-  cells_[column(key)] = std::move(cell);
-  return *this;
-}
-
-Table::Row& Table::add_row() {
-  rows_.push_back(Row(this, columns_.size()));
-  return rows_.back();
+Table::Row Table::add_row() {
+  rows_.emplace_back(columns_.size(), Cell::none());
+  return Row(*this, rows_.size() - 1);
 }
 
 void Table::print(std::ostream& out, Format format) const {
@@ -63,17 +59,17 @@ void Table::print_human(std::ostream& out) const {
     width.push_back(headings.back().size());
   }
   for (const auto& row : rows_)
-    for (size_t c = 0; c < row.cells_.size(); ++c) width[c] = std::max(width[c], row.cells_[c].text.size());
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].text.size());
   auto pad = [&](const std::string& s, size_t c, bool right) {
     const std::string fill(width[c] - s.size(), ' ');
     out << (c ? "  " : "") << (right ? fill + s : s + fill);
   };
   // A heading sits over its values: right-aligned over numbers, left over text.
   for (size_t c = 0; c < columns_.size(); ++c)
-    pad(headings[c], c, std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return row.cells_[c].numeric; }));
+    pad(headings[c], c, std::any_of(rows_.begin(), rows_.end(), [&](const auto& row) { return row[c].numeric; }));
   out << "\n";
   for (const auto& row : rows_) {
-    for (size_t c = 0; c < row.cells_.size(); ++c) pad(row.cells_[c].text, c, row.cells_[c].numeric || row.cells_[c].missing);
+    for (size_t c = 0; c < row.size(); ++c) pad(row[c].text, c, row[c].numeric || row[c].missing);
     out << "\n";
   }
 }
@@ -101,7 +97,7 @@ void Table::print_csv(std::ostream& out) const {
   for (const auto& row : rows_) {
     line.clear();
     for (const auto& note : notes_) line += csv_field(note.second) + ",";
-    for (const Cell& cell : row.cells_)
+    for (const Cell& cell : row)
       line += (cell.missing ? "" : cell.numeric ? exported_number(cell.value) : csv_field(cell.text)) + ",";
     out << line.substr(0, line.size() - 1) << "\n";
   }
@@ -129,7 +125,7 @@ void Table::print_json(std::ostream& out) const {
   for (size_t r = 0; r < rows_.size(); ++r) {
     out << (r ? ",\n    {" : "\n    {");
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const Cell& cell = rows_[r].cells_[c];
+      const Cell& cell = rows_[r][c];
       out << (c ? ", " : "") << json_string(columns_[c].key) << ": "
           << (cell.missing ? "null" : cell.numeric ? exported_number(cell.value) : json_string(cell.text));
     }

@@ -3,7 +3,6 @@
 // ceiling, problem) print above the table, become leading CSV columns, and a "notes" object in
 // JSON.
 #pragma once
-#include <deque>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -36,22 +35,22 @@ class Table {
   explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_note(std::string key, std::string value) { notes_.emplace_back(std::move(key), std::move(value)); }
 
-  // A row is filled by column key; a cell that is never set is missing ("-").
+  // A row, filled by column key; a cell that is never set is missing ("-"). add_row() hands
+  // out a handle on the new row, and each set() returns it, so that calls chain.
   class Row {
    public:
-    Row& set(const std::string& key, double value);       // shown in the column's format
-    Row& set(const std::string& key, const std::string& text);
-    Row& set(const std::string& key, const char* text) { return set(key, std::string(text)); }
-    Row& set(const std::string& key, Cell cell);          // a cell made by hand, in a column of mixed cells
+    Row set(const std::string& key, double value);  // shown in the column's format
+    Row set(const std::string& key, const std::string& text);
+    Row set(const std::string& key, const char* text) { return set(key, std::string(text)); }
+    Row set(const std::string& key, Cell cell);     // a cell made by hand, in a column of mixed cells
 
    private:
     friend class Table;
-    Row(const Table* table, size_t width) : table_(table), cells_(width, Cell::none()) {}
-    size_t column(const std::string& key) const;  // throws std::invalid_argument for an unknown key
-    const Table* table_;
-    std::vector<Cell> cells_;
+    Row(Table& table, size_t index) : table_(&table), index_(index) {}
+    Table* table_;
+    size_t index_;
   };
-  Row& add_row();
+  Row add_row();
   void print(std::ostream& out, Format format) const;
 
  private:
@@ -60,7 +59,8 @@ class Table {
   void print_json(std::ostream& out) const;
   std::vector<Column> columns_;
   std::vector<std::pair<std::string, std::string>> notes_;
-  std::deque<Row> rows_;  // a deque: a row handed out stays where it is while others are added
+  size_t column(const std::string& key) const;  // throws std::invalid_argument for an unknown key
+  std::vector<std::vector<Cell>> rows_;
 };
 
 }  // namespace tut

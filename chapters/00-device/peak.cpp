@@ -32,7 +32,7 @@ int peak_main(int argc, const char* const* argv) {
                                std::to_string(n) + "; theoretical figures from the max SM clock and memory clock");
   bool all_verified = true;
   auto add = [&](const std::string& name, double measured, double theoretical, const std::string& unit, bool verified) {
-    tut::Table::Row& row = table.add_row().set("ceiling", name).set("measured", measured).set("unit", unit);
+    tut::Table::Row row = table.add_row().set("ceiling", name).set("measured", measured).set("unit", unit);
     row.set("verified", verified ? "yes" : "NO");
     if (theoretical > 0) row.set("theoretical", theoretical).set("pct_theoretical", 100 * measured / theoretical);
     all_verified = all_verified && verified;

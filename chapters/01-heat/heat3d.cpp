@@ -133,7 +133,7 @@ int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& 
   bool all_ok = true;
   for (size_t i = 0; i < stages.size(); ++i) {
     const tut::ValidationReport& r = checks[i].report;
-    tut::Table::Row& row = table.add_row().set("stage", stages[i]->name).set("check", checks[i].verdict());
+    tut::Table::Row row = table.add_row().set("stage", stages[i]->name).set("check", checks[i].verdict());
     if (!checks[i].is_reference)
       row.set("mismatches", double(r.mismatches))
           .set("max_abs_err", scientific(r.max_abs_err))
@@ -216,7 +216,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
     const HeatStage& s = *stages[i];
     all_ok = all_ok && checks[i].ok;
     const int batch = s.on_device() ? o.steps : std::min(o.cpu_steps, o.steps);
-    tut::Table::Row& row = table.add_row().set("stage", s.name).set("what", s.idea).set("block", block_text(s, o));
+    tut::Table::Row row = table.add_row().set("stage", s.name).set("what", s.idea).set("block", block_text(s, o));
     row.set("check", checks[i].verdict());
     if (!checks[i].ok) continue;  // not timed: the row says FAIL
     const tut::TimingStats t = time_stage(s, grid, o, initial, batch);

@@ -89,7 +89,7 @@ int bench_main(int argc, const char* const* argv) {
       const int largest = std::max({sh.m, sh.n, sh.k});
       const std::string name = type.name;
       if ((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max)) continue;
-      tut::Table::Row& row = table.add_row().set("type", type.name).set("m", sh.m).set("n", sh.n).set("k", sh.k);
+      tut::Table::Row row = table.add_row().set("type", type.name).set("m", sh.m).set("n", sh.n).set("k", sh.k);
       const tut::Range range(name + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
                              ": checked and timed");
       bool ok = true;

@@ -143,7 +143,7 @@ int jacobi_main(int argc, char** argv) {
     const double gbps = 24.0 * updates / r.result.seconds / 1e9;
     const int used = r.stage->multi_gpu() ? std::min(r.parts, std::max(gpus, 1)) : (r.stage->on_device() ? 1 : 0);
     const double speedup = single_seconds > 0 ? single_seconds / r.result.seconds : 0;
-    tut::Table::Row& row = table.add_row();
+    tut::Table::Row row = table.add_row();
     row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
     row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
     row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
         }
         all_ok = all_ok && ok;
         const double rate = double(cells) / (t.median_ms * 1e-3);
-        tut::Table::Row& row = table.add_row().set("stage", s.name).set("axis", axis_name(axis)).set("what", s.idea);
+        tut::Table::Row row = table.add_row().set("stage", s.name).set("axis", axis_name(axis)).set("what", s.idea);
         row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms);
         row.set("gcells_per_s", rate / 1e9).set("gb_per_s", 8 * rate / 1e9).set("speedup_cpu", cpu.median_ms / t.median_ms);
         row.set("check", ok ? "ok" : "FAIL");

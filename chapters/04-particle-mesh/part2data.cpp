@@ -120,7 +120,7 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
     all_ok = all_ok && ok;
     const double rate = o.np / (t.median_ms * 1e-3);
     const double gbps = 16.0 * rate / 1e9;
-    tut::Table::Row& row = table.add_row().set("stage", s->name).set("what", s->idea);
+    tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea);
     row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms).set("gparticles_per_s", rate / 1e9);
     row.set("gb_per_s", gbps).set("speedup_cpu", cpu_ms / t.median_ms).set("check", check_text(ok));
     if (s->on_device()) row.set("block", block_of(*s, o));
