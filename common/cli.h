@@ -12,6 +12,7 @@
 #include "check.h"
 #include "device.h"
 #include "report.h"
+#include "stages.h"
 
 namespace tut {
 
@@ -60,11 +61,10 @@ std::vector<const Stage*> parse_stage_list(const std::string& option, const std:
   if (text == "all") return known;
   std::vector<const Stage*> chosen;
   std::stringstream list(text);
-  std::string name, names;
-  for (const Stage* s : known) names += std::string(names.empty() ? "" : ", ") + s->name;
+  std::string name;
   while (std::getline(list, name, ',')) {
     auto it = std::find_if(known.begin(), known.end(), [&](const Stage* s) { return name == s->name; });
-    if (it == known.end()) throw UsageError(option + ": unknown stage '" + name + "' (known: all, " + names + ")");
+    if (it == known.end()) throw UsageError(option + ": unknown stage '" + name + "' (known: all, " + stage_names(known) + ")");
     chosen.push_back(*it);
   }
   if (chosen.empty()) throw UsageError(option + ": no stage named");

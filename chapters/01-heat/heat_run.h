@@ -15,7 +15,7 @@ float* run_steps(const HeatStage& stage, const HeatGrid& grid, dim3 block, float
 std::vector<float> run_stage(const HeatStage& stage, const HeatGrid& grid, dim3 block,
                              const std::vector<float>& initial, int steps);
 
-// A field of uniform random values in [0, 1): the uniform field of the seed (10 everywhere)
+// A field of uniform random values in [0, 1): the blog post's uniform field (10 everywhere)
 // is a fixed point of the update and would hide any bug.
 std::vector<float> random_field(const HeatGrid& grid, uint64_t seed);
 
