@@ -24,6 +24,18 @@ struct HeatGrid {
   }
 };
 
+// How many planes one column of threads marches through (v5, v6): all of z when the x-y tiles
+// alone give the GPU enough blocks (a full H200 holds about a thousand blocks of 256 threads),
+// else shorter columns, but never below `min_planes`, since every column first loads the planes
+// its first update needs (the cost a short column pays again and again).
+inline int planes_per_column(int interior_z, unsigned xy_tiles, int min_planes) {
+  constexpr unsigned kEnoughBlocks = 1024;
+  const int wanted = int((kEnoughBlocks + xy_tiles - 1) / xy_tiles);
+  const int most = interior_z / min_planes > 1 ? interior_z / min_planes : 1;
+  const int columns = wanted < most ? wanted : most;
+  return (interior_z + columns - 1) / columns;
+}
+
 constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
 
 // One step: a CPU stage on host pointers; a GPU stage enqueues it on `stream`, on device
@@ -31,10 +43,40 @@ constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's
 using HeatHostStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out);
 using HeatDeviceStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out, dim3 block,
                                 cudaStream_t stream);
+// Many steps in one call, for a GPU stage that fuses steps or replays them (v6, v7): `steps`
+// steps from the field in `a` (`b` holds the same boundary), enqueued on `stream`; returns
+// whichever of a and b holds the result.
+using HeatDeviceRun = float* (*)(const HeatGrid& grid, float coeff, float* a, float* b, int steps, dim3 block,
+                                 cudaStream_t stream);
 
-// What a stage's file hands over, as `const HeatCode heat_<stage>`: its step, and a GPU
-// stage's own block shape.
-using HeatCode = tut::HostOrDeviceCode<HeatHostStep, HeatDeviceStep, dim3>;
+// A variant that a stage sweeps (v5's loads in flight, v7's alternatives): timed by heat3d
+// when named in --stage, and checked by the stage's tests like the stage itself.
+struct HeatVariant {
+  const char* name;  // "v5_ahead1"
+  const char* idea;
+  HeatDeviceRun run;
+  dim3 block{0, 0, 0};  // its own block shape; 0: the stage's
+};
+
+// What a stage's file hands over, as `const HeatCode heat_<stage>`: a CPU stage's step, or a
+// GPU stage's step (or run of many steps) with its own block shape, the smallest block it
+// can work in, and the variants it sweeps.
+struct HeatCode {
+  constexpr HeatCode(HeatHostStep step) : on_host(step) {}
+  constexpr HeatCode(HeatDeviceStep step, dim3 shape) : on_device(step), block(shape) {}
+  constexpr HeatCode(HeatDeviceRun run, dim3 shape, dim3 smallest = {1, 1, 1})
+      : run_on_device(run), block(shape), min_block(smallest) {}
+  template <size_t N>
+  constexpr HeatCode(HeatDeviceRun run, dim3 shape, dim3 smallest, const HeatVariant (&sweep)[N])
+      : run_on_device(run), block(shape), min_block(smallest), variants(sweep), variant_count(int(N)) {}
+  HeatHostStep on_host = nullptr;
+  HeatDeviceStep on_device = nullptr;
+  HeatDeviceRun run_on_device = nullptr;
+  dim3 block{};
+  dim3 min_block{1, 1, 1};  // temporal blocking keeps its halo inside the block: at least 3x3
+  const HeatVariant* variants = nullptr;
+  int variant_count = 0;
+};
 
 struct HeatStage : tut::StageInfo {
   const char* lesson_block;  // "64x8x1": the block shape the lesson gives it ("-" on the CPU)
@@ -47,3 +89,7 @@ struct HeatStage : tut::StageInfo {
 
 // Every stage, in the list's order.
 const std::vector<const HeatStage*>& heat_stages();
+// The stages, then every stage's variants as stages of their own (same file, block, side).
+const std::vector<const HeatStage*>& heat_stages_and_variants();
+// The stage and its variants: what a stage's tests check.
+std::vector<const HeatStage*> stage_and_variants(const HeatStage& stage);

@@ -41,6 +41,16 @@ dim3 parse_block(const std::string& text) {
   return dim3(x, y, z);
 }
 
+std::string shape_text(dim3 b) {
+  return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
+}
+
+// The variants the stages sweep, which --stage also accepts.
+std::vector<const HeatStage*> variants_only() {
+  const std::vector<const HeatStage*>& all = heat_stages_and_variants();
+  return {all.begin() + heat_stages().size(), all.end()};
+}
+
 Options parse(int argc, const char* const* argv) {
   Options o;
   tut::Cli cli("heat3d", "3D heat diffusion, 7-point stencil, float: runs the chapter's stages on one problem,\n"
@@ -52,8 +62,12 @@ Options parse(int argc, const char* const* argv) {
     o.nx = o.ny = o.nz = int(tut::parse_integer("--size", t, 1, 65535));
   });
   cli.add_int("steps", &o.steps, "time steps per run; times are reported per this many steps", 1, 10000000);
-  cli.add_value("stage", "LIST", "stages to run, comma-separated (" + tut::stage_names(heat_stages()) + ")", "all",
-                [&](const std::string& t) { o.stages = tut::parse_stage_list("--stage", t, heat_stages()); });
+  cli.add_value("stage", "LIST",
+                "stages to run, comma-separated (" + tut::stage_names(heat_stages()) + "; and the variants " +
+                    tut::stage_names(variants_only()) + ")",
+                "all", [&](const std::string& t) {
+                  o.stages = tut::parse_stage_list("--stage", t, heat_stages_and_variants());
+                });
   cli.add_value("block", "XxYxZ", "block shape for every GPU stage instead of its own, e.g. 64x8x1",
                 "each stage's own", [&](const std::string& t) { o.block = parse_block(t); });
   cli.add_int("repeats", &o.repeats, "timed runs per stage; the median is reported", 1, 1000);
@@ -62,6 +76,13 @@ Options parse(int argc, const char* const* argv) {
   cli.add_flag("check", &o.check, "only validate: run every stage at the full size and steps, compare with v0, no timing");
   cli.add_format(&o.format);
   cli.parse(argc, argv);
+  if (o.block.x)
+    for (const HeatStage* s : o.stages) {
+      const dim3 least = s->code.min_block;
+      if (s->on_device() && (o.block.x < least.x || o.block.y < least.y || o.block.z < least.z))
+        throw tut::UsageError("stage " + std::string(s->name) + " needs blocks of at least " + shape_text(least) +
+                              " threads (its halo lives inside the block), got --block " + shape_text(o.block));
+    }
   if (size_t(o.nx) * o.ny * o.nz > size_t(INT_MAX))
     throw tut::UsageError("the grid has " + std::to_string(size_t(o.nx) * o.ny * o.nz) +
                           " cells; the kernels index with 32-bit ints, so at most " + std::to_string(INT_MAX));
@@ -77,11 +98,7 @@ const HeatStage& reference_stage() { return tut::stage_named(heat_stages(), "v0"
 
 dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.code.block; }
 
-std::string block_text(const HeatStage& s, const Options& o) {
-  if (!s.on_device()) return "-";
-  const dim3 b = block_of(s, o);
-  return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
-}
+std::string block_text(const HeatStage& s, const Options& o) { return s.on_device() ? shape_text(block_of(s, o)) : "-"; }
 
 std::string tolerance_text() {
   char text[64];

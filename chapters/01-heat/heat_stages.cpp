@@ -1,6 +1,8 @@
 // The registry: each line of heat.stages joined with the code its file hands over.
 #include "heat.h"
 
+#include <deque>
+
 const std::vector<const HeatStage*>& heat_stages() {
 #define STAGE(name, file, side, block, idea) \
   {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("01-heat", file)}, #block, heat_##name},
@@ -10,4 +12,32 @@ const std::vector<const HeatStage*>& heat_stages() {
 #undef STAGE
   static const std::vector<const HeatStage*> stages = tut::registry(all);
   return stages;
+}
+
+const std::vector<const HeatStage*>& heat_stages_and_variants() {
+  static const std::deque<HeatStage> variants = [] {
+    std::deque<HeatStage> all;  // a deque: the registry below points into it
+    for (const HeatStage* s : heat_stages())
+      for (int v = 0; v < s->code.variant_count; ++v) {
+        const HeatVariant& variant = s->code.variants[v];
+        all.push_back({{variant.name, variant.idea, s->side, s->source}, s->lesson_block,
+                       HeatCode{variant.run, variant.block.x ? variant.block : s->code.block, s->code.min_block}});
+      }
+    return all;
+  }();
+  static const std::vector<const HeatStage*> stages = [] {
+    std::vector<const HeatStage*> all = heat_stages();
+    for (const HeatStage& v : variants) all.push_back(&v);
+    return all;
+  }();
+  return stages;
+}
+
+std::vector<const HeatStage*> stage_and_variants(const HeatStage& stage) {
+  std::vector<const HeatStage*> family{&stage};
+  for (const HeatStage* s : heat_stages_and_variants())
+    for (int v = 0; v < stage.code.variant_count; ++v)
+      if (s->code.run_on_device == stage.code.variants[v].run && s->name == stage.code.variants[v].name)
+        family.push_back(s);
+  return family;
 }

@@ -70,23 +70,37 @@ inline std::vector<HeatGrid> awkward_grids() {
 
 constexpr HeatGrid kDefaultGrid{128, 128, 128};
 
-// The tests of one stage; the CPU and GPU suites instantiate it with their stages.
+// The tests of one stage; the CPU and GPU suites instantiate it with their stages. Each test
+// checks the stage and every variant it sweeps (v5's loads in flight, v7's alternatives).
 class HeatStageTest : public testing::TestWithParam<const HeatStage*> {};
 
 TEST_P(HeatStageTest, MatchesReferenceOnSizesThatDivideNoBlock) {
-  const HeatStage& s = *GetParam();
-  for (const HeatGrid& g : awkward_grids()) {
-    const testing::AssertionResult ok = matches_reference(s, g, 5, s.code.block);
-    EXPECT_TRUE(ok);
-    if (!ok) break;  // one clear failure is enough to read
-  }
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    for (const HeatGrid& g : awkward_grids()) {
+      const testing::AssertionResult ok = matches_reference(*s, g, 5, s->code.block);
+      EXPECT_TRUE(ok);
+      if (!ok) break;  // one clear failure is enough to read
+    }
 }
 
 TEST_P(HeatStageTest, MatchesReferenceAtTheDefaultSize) {
-  EXPECT_TRUE(matches_reference(*GetParam(), kDefaultGrid, 3, GetParam()->code.block));
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    EXPECT_TRUE(matches_reference(*s, kDefaultGrid, 3, s->code.block));
+}
+
+// Stages that fuse steps or replay them in batches must still run exactly the steps asked:
+// counts that no fusion depth (2, 3, 4) or batch divides, and one batch plus a remainder.
+TEST_P(HeatStageTest, MatchesReferenceAfterAnyNumberOfSteps) {
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    for (const int steps : {1, 2, 5, 7, 11, 53}) {
+      const testing::AssertionResult ok = matches_reference(*s, {37, 29, 23}, steps, s->code.block);
+      EXPECT_TRUE(ok);
+      if (!ok) break;
+    }
 }
 
 TEST_P(HeatStageTest, WritesEveryInteriorCellAndNoBoundaryCell) {
-  for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{3, 3, 3}, HeatGrid{130, 67, 45}})
-    EXPECT_TRUE(writes_interior_only(*GetParam(), g, GetParam()->code.block));
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{3, 3, 3}, HeatGrid{130, 67, 45}})
+      EXPECT_TRUE(writes_interior_only(*s, g, s->code.block));
 }

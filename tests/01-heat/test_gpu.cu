@@ -1,6 +1,9 @@
 // The GPU stages of chapter 01-heat against the tests' own reference (run by the main in
 // gpu_test_main.cpp, which skips without a GPU), and deliberately wrong kernels that the
 // checks must reject.
+#include <algorithm>
+#include <utility>
+
 #include "check.h"
 #include "heat_test_support.h"
 
@@ -10,13 +13,17 @@ INSTANTIATE_TEST_SUITE_P(heat, HeatStageTest, testing::ValuesIn(gpu_stages), sta
 class HeatGpuStageTest : public HeatStageTest {};
 INSTANTIATE_TEST_SUITE_P(heat, HeatGpuStageTest, testing::ValuesIn(gpu_stages), stage_param_name<HeatStage>);
 
-// The driver's --block lets any shape run any stage: shapes that divide nothing must work.
+// The driver's --block lets any shape run any stage (no smaller than the stage's least, for
+// a stage that keeps a halo inside the block): shapes that divide nothing must work.
 TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
-  for (const dim3 block : {dim3(7, 3, 2), dim3(1, 1, 1), dim3(33, 5, 1)}) {
-    const testing::AssertionResult ok = matches_reference(*GetParam(), {37, 29, 23}, 4, block);
-    EXPECT_TRUE(ok) << "with block " << block.x << "x" << block.y << "x" << block.z;
-    if (!ok) break;
-  }
+  const dim3 least = GetParam()->code.min_block;
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    for (const dim3 shape : {dim3(7, 3, 2), dim3(1, 1, 1), dim3(33, 5, 1), dim3(9, 9, 1)}) {
+      const dim3 block(std::max(shape.x, least.x), std::max(shape.y, least.y), std::max(shape.z, least.z));
+      const testing::AssertionResult ok = matches_reference(*s, {37, 29, 23}, 9, block);
+      EXPECT_TRUE(ok) << "with block " << block.x << "x" << block.y << "x" << block.z;
+      if (!ok) break;
+    }
 }
 
 // Each stage's block shape is its lesson: the one it launches by default is the one heat.stages gives it.
@@ -65,6 +72,95 @@ void launch(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bl
   CUDA_CHECK_LAUNCH();
 }
 
+// A tile in shared memory whose halo is loaded by the block's last thread of each row and
+// column only: on a grid that the tile does not divide, the last cell inside the grid is not
+// the block's last thread, and its neighbour beyond is read from a tile cell nobody wrote.
+__global__ void tile_halo_from_block_edge_only(HeatGrid g, float coeff, const float* in, float* out) {
+  extern __shared__ float tile[];
+  const int pitch = blockDim.x + 2, t = (threadIdx.y + 1) * pitch + threadIdx.x + 1;
+  const int i = 1 + blockIdx.x * blockDim.x + threadIdx.x, j = 1 + blockIdx.y * blockDim.y + threadIdx.y,
+            k = 1 + blockIdx.z;
+  const bool inside = i <= g.nx - 2 && j <= g.ny - 2 && k <= g.nz - 2;
+  const int c = (k * g.ny + j) * g.nx + i, row = g.nx, plane = g.nx * g.ny;
+  for (int n = threadIdx.y * blockDim.x + threadIdx.x; n < pitch * int(blockDim.y + 2); n += blockDim.x * blockDim.y)
+    tile[n] = 0.0f;  // what an unwritten tile cell holds here (in general: whatever was there)
+  __syncthreads();
+  if (inside) {
+    tile[t] = in[c];
+    if (threadIdx.x == 0) tile[t - 1] = in[c - 1];
+    if (threadIdx.x == blockDim.x - 1) tile[t + 1] = in[c + 1];  // wrong: misses i == nx - 2
+    if (threadIdx.y == 0) tile[t - pitch] = in[c - row];
+    if (threadIdx.y == blockDim.y - 1 || j == g.ny - 2) tile[t + pitch] = in[c + row];
+  }
+  __syncthreads();
+  if (inside)
+    out[c] = tile[t] + coeff * (tile[t - 1] + tile[t + 1] + tile[t - pitch] + tile[t + pitch] + in[c - plane] +
+                                in[c + plane] - 6 * tile[t]);
+}
+
+void launch_tiled(const HeatGrid& g, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream) {
+  if (g.interior_cells() == 0) return;
+  const dim3 grid(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y), g.nz - 2);
+  tile_halo_from_block_edge_only<<<grid, dim3(block.x, block.y, 1), (block.x + 2) * (block.y + 2) * sizeof(float),
+                                   stream>>>(g, coeff, in, out);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Two steps fused with a halo one cell too thin. Each thread computes the first step at its
+// cell and its z-neighbours from memory and shares its own in a tile; the second step needs
+// the first at the x-y neighbours, which the tile's edge threads do not have. The block must
+// therefore keep a halo of one cell and write only its middle; this one writes every cell, and
+// at the tile's edge takes the missing neighbour's first step to be its own.
+__device__ float first_step(const HeatGrid& g, float coeff, const float* in, int i, int j, int k) {
+  const int c = (k * g.ny + j) * g.nx + i, row = g.nx, plane = g.nx * g.ny;
+  if (k < 1 || k > g.nz - 2) return in[c];
+  return in[c] + coeff * (in[c - 1] + in[c + 1] + in[c - row] + in[c + row] + in[c - plane] + in[c + plane] - 6 * in[c]);
+}
+
+__global__ void two_steps_halo_too_thin(HeatGrid g, float coeff, const float* in, float* out) {
+  extern __shared__ float tile[];
+  const int i = 1 + blockIdx.x * blockDim.x + threadIdx.x, j = 1 + blockIdx.y * blockDim.y + threadIdx.y,
+            k = 1 + blockIdx.z;
+  const bool inside = i <= g.nx - 2 && j <= g.ny - 2 && k <= g.nz - 2;
+  const int t = threadIdx.y * blockDim.x + threadIdx.x, c = (k * g.ny + j) * g.nx + i;
+  const float mid = inside ? first_step(g, coeff, in, i, j, k) : 0.0f;
+  tile[t] = mid;
+  __syncthreads();
+  if (!inside) return;
+  // A first-step x-y neighbour: from the tile, or the boundary's unchanged value, or (wrong) mid.
+  auto at = [&](int di, int dj, int dt) {
+    const int ni = i + di, nj = j + dj;
+    if (ni < 1 || nj < 1 || ni > g.nx - 2 || nj > g.ny - 2) return in[c + dj * g.nx + di];
+    const int tx = int(threadIdx.x) + di, ty = int(threadIdx.y) + dj;
+    return tx < 0 || ty < 0 || tx >= int(blockDim.x) || ty >= int(blockDim.y) ? mid : tile[t + dt];
+  };
+  const float below = first_step(g, coeff, in, i, j, k - 1), above = first_step(g, coeff, in, i, j, k + 1);
+  const int w = blockDim.x;
+  out[c] = mid + coeff * (at(-1, 0, -1) + at(1, 0, 1) + at(0, -1, -w) + at(0, 1, w) + below + above - 6 * mid);
+}
+
+float* run_two_steps_per_pass(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block,
+                              cudaStream_t stream) {
+  if (g.interior_cells() == 0) return a;
+  const dim3 grid(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y), g.nz - 2);
+  for (; steps >= 2; steps -= 2) {
+    two_steps_halo_too_thin<<<grid, dim3(block.x, block.y, 1), block.x * block.y * sizeof(float), stream>>>(g, coeff, a, b);
+    CUDA_CHECK_LAUNCH();
+    std::swap(a, b);
+  }
+  if (steps == 1) {
+    heat_v1.on_device(g, coeff, a, b, block, stream);
+    std::swap(a, b);
+  }
+  return a;
+}
+
+// v6 without its last, shallower pass: runs the whole passes of 4 steps only.
+float* run_v6_whole_passes_only(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block,
+                                cudaStream_t stream) {
+  return heat_v6.run_on_device(g, coeff, a, b, steps - steps % 4, block, stream);
+}
+
 template <void (*Kernel)(HeatGrid, float, const float*, float*)>
 const HeatStage wrong_stage(const char* name) {
   return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "64x8x1", HeatCode{launch<Kernel>, dim3(64, 8, 1)}};
@@ -72,6 +168,12 @@ const HeatStage wrong_stage(const char* name) {
 const HeatStage skipping = wrong_stage<skips_row_end>("wrong-skip");
 const HeatStage neighbour = wrong_stage<wrong_neighbour>("wrong-neighbour");
 const HeatStage boundary = wrong_stage<writes_boundary>("wrong-boundary");
+const HeatStage tiled = {{"wrong-tile-halo", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x8x1",
+                         HeatCode{launch_tiled, dim3(32, 8, 1)}};
+const HeatStage thin_halo = {{"wrong-thin-halo", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x8x1",
+                             HeatCode{run_two_steps_per_pass, dim3(32, 8, 1)}};
+const HeatStage no_tail = {{"wrong-no-tail", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x16x1",
+                           HeatCode{run_v6_whole_passes_only, dim3(32, 16, 1)}};
 
 }  // namespace
 
@@ -87,4 +189,22 @@ TEST(SuiteRejectsWrongStage, KernelThatReadsTheWrongNeighbour) {
 TEST(SuiteRejectsWrongStage, KernelThatWritesTheBoundary) {
   EXPECT_FALSE(writes_interior_only(boundary, {37, 29, 23}, boundary.code.block));
   EXPECT_FALSE(matches_reference(boundary, {37, 29, 23}, 5, boundary.code.block));
+}
+
+// Right wherever the tile divides the grid: only the sizes that divide no block catch it.
+TEST(SuiteRejectsWrongStage, TileWhoseHaloMissesTheLastCellInsideTheGrid) {
+  EXPECT_TRUE(matches_reference(tiled, {34, 10, 5}, 2, tiled.code.block));  // 32 x 8 interior: divides
+  EXPECT_FALSE(matches_reference(tiled, {37, 29, 23}, 2, tiled.code.block));
+}
+
+// Right after one pass of two steps everywhere but at the tile's edges: the checks see it.
+TEST(SuiteRejectsWrongStage, FusedStepsWithAHaloOneCellTooThin) {
+  EXPECT_FALSE(matches_reference(thin_halo, {37, 29, 23}, 2, thin_halo.code.block));
+  EXPECT_FALSE(matches_reference(thin_halo, {130, 67, 45}, 4, thin_halo.code.block));
+}
+
+// Right whenever 4 divides the steps: only the odd step counts catch it.
+TEST(SuiteRejectsWrongStage, FusedStepsThatDropTheLastPartialPass) {
+  EXPECT_TRUE(matches_reference(no_tail, {37, 29, 23}, 8, no_tail.code.block));
+  EXPECT_FALSE(matches_reference(no_tail, {37, 29, 23}, 7, no_tail.code.block));
 }

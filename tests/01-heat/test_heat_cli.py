@@ -11,6 +11,7 @@ BAD = [
     ["--block", "2048x1x1"], ["--block", "32x32x2"], ["--block", "0x1x1"], ["--stage", "v9"],
     ["--stage", "v1,,v2"], ["--bogus"], ["stray"], ["--csv", "--json"], ["--nx"],
     ["--nx", "2147483647", "--ny", "2"],  # more cells than 32-bit indices reach
+    ["--stage", "v6", "--block", "2x8x1"],  # temporal blocking keeps its halo inside the block
 ]
 
 failures = []
@@ -21,7 +22,7 @@ for args in BAD:
         failures.append(f"{args}: exit {run.returncode}, stderr {run.stderr!r}")
 
 run = subprocess.run([heat, "--help"], capture_output=True, text=True, timeout=60)
-if run.returncode != 0 or "usage: heat3d" not in run.stdout or "--block" not in run.stdout:
+if run.returncode != 0 or "usage: heat3d" not in run.stdout or "v5_ahead1" not in run.stdout:
     failures.append(f"--help: exit {run.returncode}, stdout {run.stdout[:200]!r}")
 
 for failure in failures:

@@ -1,0 +1,86 @@
+// heat v7: the small problem. v6's passes captured once as a CUDA graph and replayed.
+//   run:  build/chapters/01-heat/heat3d --stage v4,v6,v7
+//   test: meson test -C build heat-v7
+// Change from v6: the launches are not issued one by one. The first run on a pair of buffers
+// records kStepsPerGraph steps of v6 into a graph (cudaStreamBeginCapture ... EndCapture) and
+// instantiates it; every later run replays it, and the steps that do not fill a graph run as
+// plain launches.
+// Why it should help: on the seed's 128^3 field (8 MiB, well inside the 60 MiB L2) a step
+// takes a few microseconds of GPU time, about what it costs the CPU to launch a kernel.
+// A graph hands the GPU many kernels in one call, so the GPU no longer waits for the CPU
+// between them; with v6's fused steps there are also DEPTH times fewer kernels.
+// What still limits it: each kernel still has to finish before the next starts (a gap of
+// about a microsecond in a graph), and a small field gives a few hundred blocks.
+#include <utility>
+#include <vector>
+
+#include "check.h"
+#include "heat.h"
+#include "heat_run.h"
+
+namespace {
+
+constexpr int kStepsPerGraph = 48;  // divisible by every fusion depth (1..4): whole passes only
+constexpr dim3 kBlock{32, 16, 1};   // v6's
+
+// A graph recorded for one stage, one grid and block shape, and one pair of buffers.
+struct Recording {
+  const HeatStage* stage;
+  int nx, ny, nz;
+  unsigned bx, by, bz;
+  const float *a, *b;
+  cudaGraphExec_t graph;
+  float* result;  // where the recorded steps leave the field
+};
+
+// The recording of kStepsPerGraph steps of `stage` from a, made on first use and kept (one
+// per stage, grid, block and buffers: a handful in a run). Recording launches nothing.
+const Recording& recording(const HeatStage& stage, const HeatGrid& g, float* a, float* b, dim3 block) {
+  static std::vector<Recording> made;
+  for (const Recording& r : made)
+    if (r.stage == &stage && r.nx == g.nx && r.ny == g.ny && r.nz == g.nz && r.bx == block.x &&
+        r.by == block.y && r.bz == block.z && r.a == a && r.b == b)
+      return r;
+  Recording r{&stage, g.nx, g.ny, g.nz, block.x, block.y, block.z, a, b, nullptr, nullptr};
+  // EXERCISE: record kStepsPerGraph steps of the stage on a capturing stream into a graph,
+  //   instantiate it in r.graph, and keep the buffer the steps end in as r.result
+  cudaStream_t capturing;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking));
+  cudaGraph_t recorded;
+  CUDA_CHECK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeThreadLocal));
+  r.result = run_steps(stage, g, block, a, b, kStepsPerGraph, capturing);
+  CUDA_CHECK(cudaStreamEndCapture(capturing, &recorded));
+  CUDA_CHECK(cudaGraphInstantiate(&r.graph, recorded, 0));
+  CUDA_CHECK(cudaGraphDestroy(recorded));
+  CUDA_CHECK(cudaStreamDestroy(capturing));
+
+  made.push_back(r);
+  return made.back();
+}
+
+// `steps` steps of `stage`, whole graphs replayed on `stream`, the rest launched plainly.
+float* replay(const HeatStage& stage, const HeatGrid& g, float* a, float* b, int steps, dim3 block,
+              cudaStream_t stream) {
+  for (; steps >= kStepsPerGraph; steps -= kStepsPerGraph) {
+    const Recording& r = recording(stage, g, a, b, block);
+    CUDA_CHECK(cudaGraphLaunch(r.graph, stream));
+    if (r.result != a) std::swap(a, b);
+  }
+  return run_steps(stage, g, block, a, b, steps, stream);
+}
+
+// The stage a graph replays, by name in heat.stages.
+template <const char* kStage>  // coeff: run_steps gives every stage the chapter's kHeatCoeff
+float* run(const HeatGrid& g, float /*coeff*/, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
+  return replay(tut::stage_named(heat_stages(), kStage), g, a, b, steps, block, stream);
+}
+
+constexpr char kV4[] = "v4", kV5[] = "v5", kV6[] = "v6";
+
+// What a graph gives each stage on the small problem (see the lesson's table).
+constexpr HeatVariant kSweep[] = {{"v7_v4", "v4 replayed as a CUDA graph", run<kV4>, {128, 4, 1}},
+                                  {"v7_v5", "v5 replayed as a CUDA graph", run<kV5>, {32, 8, 1}}};
+
+}  // namespace
+
+const HeatCode heat_v7{run<kV6>, kBlock, {3, 3, 1}, kSweep};
