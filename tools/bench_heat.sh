@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The heat chapter's benchmark: the tour at the seed's 128^3 and at 512^3, 5000 steps each,
-# written as CSV (the lesson's tables and plot are made from these files).
+# The heat chapter's benchmark, written as CSV (the lesson's tables and plot are made from these):
+#   NAME_128.csv, NAME_512.csv     the tour at the seed's 128^3 and at 512^3, 5000 steps each
+#   NAME_512_sweep.csv             v5's loads in flight and v6's fusion depth, over block shapes
+#   NAME_128_alternatives.csv      what each way out of launch overhead gives on 128^3
+#   NAME_ncu_512.csv               Nsight Compute, one launch of each GPU stage at 512^3 (if ncu is there)
 #   usage: tools/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_heat.sh build /tmp/results h200
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
@@ -11,4 +14,31 @@ heat="$build/chapters/01-heat/heat3d"
 mkdir -p "$out"
 "$heat" --size 128 --steps 5000 --repeats 5 --cpu-steps 20 --csv > "$out/${name}_128.csv"
 "$heat" --size 512 --steps 5000 --repeats 3 --cpu-steps 4 --csv > "$out/${name}_512.csv"
-echo "wrote $out/${name}_128.csv and $out/${name}_512.csv"
+"$heat" --size 128 --steps 5000 --repeats 5 --csv --stage v4,v5,v6,v6_depth2,v6_depth4,v7,v7_v5,v7_v6 \
+  > "$out/${name}_128_alternatives.csv"
+
+sweep="$out/${name}_512_sweep.csv"
+rm -f "$sweep"
+for shape in 32x8x1 64x4x1 128x4x1 32x16x1 64x8x1; do
+  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_ahead1,v5_ahead2,v5_ahead3 --block "$shape" --csv
+done > "$sweep.part"
+for shape in 32x16x1 64x16x1 32x24x1 32x32x1; do
+  "$heat" --size 512 --steps 500 --repeats 3 --stage v6,v6_depth2,v6_depth4 --block "$shape" --csv | tail -n +2
+done >> "$sweep.part"
+awk 'NR == 1 || !/^problem,/' "$sweep.part" > "$sweep" && rm "$sweep.part"
+
+if command -v ncu > /dev/null; then
+  # One launch per stage: v6 fuses 3 steps into its one launch, the others do one step.
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sector_hit_rate.pct
+  metrics+=,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,launch__registers_per_thread,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+  for stage in v1 v2 v3 v4 v5 v6 v7; do
+    steps=1; [ "$stage" = v6 ] && steps=3
+    echo "# stage $stage, steps per launch $steps"
+    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel' -c 1 \
+      "$heat" --check --size 512 --steps "$steps" --stage "$stage" 2>&1 | grep '^"'
+  done > "$out/${name}_ncu_512.csv"
+fi
+echo "wrote the heat CSVs of $name to $out"

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Plot and tabulate the heat chapter's results from the CSVs that `heat3d --csv` writes.
 
-Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--sweep]
+Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--sweep] [--variants]
+       plot_heat.py --ncu NCU.csv TOUR_512.csv
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
   --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
   --sweep     print a block-shape sweep (tools/sweep_heat_blocks.sh) as a Markdown table, with
               the blocks launched per step and the time per block of the v2 kernel
+  --variants  print the rows of a sweep of stages and variants (tools/bench_heat.sh's
+              *_512_sweep.csv, *_128_alternatives.csv), with the single-step bound of the run
+  --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
+              stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
+import csv
 import sys
 
 from plotting import load, pyplot, save
@@ -50,6 +56,80 @@ def sweep(rows):
               f"{number(v2['pct_copy'], 1)} | {number(v4['time_s'], 3)} | {number(v4['pct_copy'], 1)} |")
 
 
+def copy_gbps(row):
+    return float(row["copy ceiling"].split()[0])
+
+
+def variants(rows):
+    steps = rows[0]["problem"].split(", ")[2].split()[0]
+    print(f"| stage | what | block | s per {steps} steps | GCells/s | % of copy | x single-step bound |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        bound = copy_gbps(r) / 8  # GCells/s at 8 B per update
+        print(f"| {r['stage']} | {r['what']} | {r['block']} | {number(r['time_s'], 4)} | {number(r['gcells_per_s'], 1)} | "
+              f"{number(r['pct_copy'], 1)} | {float(r['gcells_per_s']) / bound:.2f} |")
+    print()
+
+
+FLOPS_PER_UPDATE = 9  # 6 neighbour adds, the centre's -6 x, the product by coeff and the sum
+
+
+def ncu_stages(path):
+    """{stage: (steps per launch, {metric: value})} from the profile tools/bench_heat.sh writes."""
+    stages, stage, steps, header = {}, None, 1, None
+    for line in open(path):
+        if line.startswith("# stage"):
+            stage, steps = line.split()[2].rstrip(","), int(line.split()[-1])
+            stages[stage] = (steps, {})
+        elif line.startswith('"ID"'):
+            header = next(csv.reader([line]))
+        elif line.startswith('"') and stage:
+            row = dict(zip(header, next(csv.reader([line]))))
+            stages[stage][1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    return stages
+
+
+UNITS = {"dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM",
+         "lts__throughput.avg.pct_of_peak_sustained_elapsed": "L2",
+         "l1tex__throughput.avg.pct_of_peak_sustained_elapsed": "L1/shared",
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM (instructions)"}
+
+
+def limiter(m):
+    """The busiest unit of ncu's Speed of Light, or latency when none is past 60% (ncu's own guide)."""
+    unit = max(UNITS, key=lambda k: m[k])
+    return f"{UNITS[unit]} {m[unit]:.0f}%" if m[unit] >= 60 else f"latency (busiest: {UNITS[unit]} {m[unit]:.0f}%)"
+
+
+def ncu_table(ncu_path, tour_path):
+    tour = {r["stage"]: r for r in load(tour_path)}
+    first = next(iter(tour.values()))
+    nx, ny, nz = (int(v) for v in first["problem"].split(" cells")[0].split(" x "))
+    updates = (nx - 2) * (ny - 2) * (nz - 2)
+    copy = copy_gbps(first)
+    print("| stage | steps per launch | µs per step | DRAM read B/update | DRAM write B/update | L1 hit | L2 hit "
+          "| warps active | registers | instructions per update | limiter |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    places = []
+    for stage, (steps, m) in ncu_stages(ncu_path).items():
+        per = updates * steps
+        read, write = m["dram__bytes_read.sum"] / per, m["dram__bytes_write.sum"] / per
+        print(f"| {stage} | {steps} | {m['gpu__time_duration.sum'] / 1e3 / steps:.0f} | {read:.2f} | {write:.2f} | "
+              f"{m['l1tex__t_sector_hit_rate.pct']:.0f}% | {m['lts__t_sector_hit_rate.pct']:.0f}% | "
+              f"{m['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% | {m['launch__registers_per_thread']:.0f} | "
+              f"{m['smsp__inst_executed.sum'] * 32 / per:.1f} | {limiter(m)} |")
+        if stage in tour and tour[stage]["gcells_per_s"]:
+            places.append((stage, FLOPS_PER_UPDATE / (read + write), FLOPS_PER_UPDATE * float(tour[stage]["gcells_per_s"])))
+    print()
+    print(f"Roofline, memory roof {copy:.0f} GB/s (the tour's copy ceiling), {FLOPS_PER_UPDATE} flops per update:")
+    print()
+    print("| stage | flops per DRAM byte | GFLOP/s (tour) | memory roof there (GFLOP/s) | % of the roof |")
+    print("|---|---:|---:|---:|---:|")
+    for stage, intensity, gflops in places:
+        print(f"| {stage} | {intensity:.2f} | {gflops:.0f} | {copy * intensity:.0f} | {100 * gflops / (copy * intensity):.0f}% |")
+    print()
+
+
 def plot(files, out):
     plt = pyplot()
 
@@ -81,7 +161,13 @@ def main(argv):
     if not paths or "--help" in argv:
         print(__doc__)
         return 0 if "--help" in argv else 2
+    if "--ncu" in argv:
+        ncu_table(argv[argv.index("--ncu") + 1], [p for p in paths if p != argv[argv.index("--ncu") + 1]][0])
+        return 0
     files = [(p, load(p)) for p in paths]
+    if "--variants" in argv:
+        for path, rows in files:
+            variants(rows)
     if "--markdown" in argv:
         for path, rows in files:
             markdown(path, rows)

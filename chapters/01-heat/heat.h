@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "check.h"
 #include "device.h"
 #include "stages.h"
 
@@ -34,6 +35,14 @@ inline int planes_per_column(int interior_z, unsigned xy_tiles, int min_planes) 
   const int most = interior_z / min_planes > 1 ? interior_z / min_planes : 1;
   const int columns = wanted < most ? wanted : most;
   return (interior_z + columns - 1) / columns;
+}
+
+// Asks for the largest shared-memory share of each SM's on-chip memory for `kernel`, the rest
+// being L1: left to itself the driver may keep a share that fits fewer blocks than registers allow.
+template <class Kernel>
+void prefer_shared_memory(Kernel kernel) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  int(cudaSharedmemCarveoutMaxShared)));
 }
 
 constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
