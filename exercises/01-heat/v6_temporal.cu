@@ -14,7 +14,7 @@
 // longer applies. Runs whose step count DEPTH does not divide end with a shallower pass.
 // What still limits it: the halo. A 32 x 32 block at DEPTH 3 writes 26 x 26 of its 1024 cells,
 // so it computes 1.5x the updates it keeps, with DEPTH __syncthreads per plane: on the H200
-// the instructions, not DRAM (under 10% busy), are the limit.
+// the instructions, not DRAM (18% busy), are the limit.
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
