@@ -87,6 +87,11 @@ struct HeatCode {
   int variant_count = 0;
 };
 
+// "64x8x1": a block shape as --block and heat.stages write it.
+inline std::string shape_text(dim3 b) {
+  return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
+}
+
 struct HeatStage : tut::StageInfo {
   const char* lesson_block;  // "64x8x1": the block shape the lesson gives it ("-" on the CPU)
   HeatCode code;

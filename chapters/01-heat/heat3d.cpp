@@ -41,10 +41,6 @@ dim3 parse_block(const std::string& text) {
   return dim3(x, y, z);
 }
 
-std::string shape_text(dim3 b) {
-  return std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
-}
-
 // The variants the stages sweep, which --stage also accepts.
 std::vector<const HeatStage*> variants_only() {
   const std::vector<const HeatStage*>& all = heat_stages_and_variants();

@@ -5,7 +5,8 @@
 
 #include "heat.h"
 
-// `steps` steps ping-ponging between a and b (a holds the initial field, b the same boundary);
+// `steps` steps ping-ponging between a and b (a holds the initial field, b the same boundary),
+// one step per call of the stage's step, or all in one call of a stage that runs many (v5..v7);
 // returns whichever of the two holds the result. Host or device pointers, as the stage needs.
 float* run_steps(const HeatStage& stage, const HeatGrid& grid, dim3 block, float* a, float* b, int steps,
                  cudaStream_t stream);

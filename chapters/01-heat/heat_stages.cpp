@@ -35,9 +35,7 @@ const std::vector<const HeatStage*>& heat_stages_and_variants() {
 
 std::vector<const HeatStage*> stage_and_variants(const HeatStage& stage) {
   std::vector<const HeatStage*> family{&stage};
-  for (const HeatStage* s : heat_stages_and_variants())
-    for (int v = 0; v < stage.code.variant_count; ++v)
-      if (s->code.run_on_device == stage.code.variants[v].run && s->name == stage.code.variants[v].name)
-        family.push_back(s);
+  for (int v = 0; v < stage.code.variant_count; ++v)
+    family.push_back(&tut::stage_named(heat_stages_and_variants(), stage.code.variants[v].name));
   return family;
 }

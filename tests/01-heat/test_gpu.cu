@@ -21,7 +21,7 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
     for (const dim3 shape : {dim3(7, 3, 2), dim3(1, 1, 1), dim3(33, 5, 1), dim3(9, 9, 1)}) {
       const dim3 block(std::max(shape.x, least.x), std::max(shape.y, least.y), std::max(shape.z, least.z));
       const testing::AssertionResult ok = matches_reference(*s, {37, 29, 23}, 9, block);
-      EXPECT_TRUE(ok) << "with block " << block.x << "x" << block.y << "x" << block.z;
+      EXPECT_TRUE(ok) << "with block " << shape_text(block);
       if (!ok) break;
     }
 }
@@ -29,8 +29,7 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
 // Each stage's block shape is its lesson: the one it launches by default is the one heat.stages gives it.
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
   const HeatStage& s = *GetParam();
-  const dim3 b = s.code.block;
-  const std::string shape = std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z);
+  const std::string shape = shape_text(s.code.block);
   EXPECT_EQ(shape, s.lesson_block) << "stage " << s.name << " must launch blocks of " << s.lesson_block
                                    << " (x, y, z), not " << shape << edit_hint(s);
 }
@@ -98,9 +97,14 @@ __global__ void tile_halo_from_block_edge_only(HeatGrid g, float coeff, const fl
                                 in[c + plane] - 6 * tile[t]);
 }
 
+// One block per x-y tile of interior cells and interior plane (the two tile kernels below).
+dim3 tiles_by_plane(const HeatGrid& g, dim3 block) {
+  return dim3(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y), g.nz - 2);
+}
+
 void launch_tiled(const HeatGrid& g, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream) {
   if (g.interior_cells() == 0) return;
-  const dim3 grid(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y), g.nz - 2);
+  const dim3 grid = tiles_by_plane(g, block);
   tile_halo_from_block_edge_only<<<grid, dim3(block.x, block.y, 1), (block.x + 2) * (block.y + 2) * sizeof(float),
                                    stream>>>(g, coeff, in, out);
   CUDA_CHECK_LAUNCH();
@@ -142,7 +146,7 @@ __global__ void two_steps_halo_too_thin(HeatGrid g, float coeff, const float* in
 float* run_two_steps_per_pass(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block,
                               cudaStream_t stream) {
   if (g.interior_cells() == 0) return a;
-  const dim3 grid(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y), g.nz - 2);
+  const dim3 grid = tiles_by_plane(g, block);
   for (; steps >= 2; steps -= 2) {
     two_steps_halo_too_thin<<<grid, dim3(block.x, block.y, 1), block.x * block.y * sizeof(float), stream>>>(g, coeff, a, b);
     CUDA_CHECK_LAUNCH();
@@ -161,19 +165,16 @@ float* run_v6_whole_passes_only(const HeatGrid& g, float coeff, float* a, float*
   return heat_v6.run_on_device(g, coeff, a, b, steps - steps % 3, block, stream);
 }
 
-template <void (*Kernel)(HeatGrid, float, const float*, float*)>
-const HeatStage wrong_stage(const char* name) {
-  return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "64x8x1", HeatCode{launch<Kernel>, dim3(64, 8, 1)}};
+// A wrong stage, named in the checks' failure messages; its lesson block is never asked for.
+HeatStage wrong_stage(const char* name, HeatCode code) {
+  return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "", code};
 }
-const HeatStage skipping = wrong_stage<skips_row_end>("wrong-skip");
-const HeatStage neighbour = wrong_stage<wrong_neighbour>("wrong-neighbour");
-const HeatStage boundary = wrong_stage<writes_boundary>("wrong-boundary");
-const HeatStage tiled = {{"wrong-tile-halo", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x8x1",
-                         HeatCode{launch_tiled, dim3(32, 8, 1)}};
-const HeatStage thin_halo = {{"wrong-thin-halo", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x8x1",
-                             HeatCode{run_two_steps_per_pass, dim3(32, 8, 1)}};
-const HeatStage no_tail = {{"wrong-no-tail", "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "32x32x1",
-                           HeatCode{run_v6_whole_passes_only, dim3(32, 32, 1)}};
+const HeatStage skipping = wrong_stage("wrong-skip", {launch<skips_row_end>, dim3(64, 8, 1)});
+const HeatStage neighbour = wrong_stage("wrong-neighbour", {launch<wrong_neighbour>, dim3(64, 8, 1)});
+const HeatStage boundary = wrong_stage("wrong-boundary", {launch<writes_boundary>, dim3(64, 8, 1)});
+const HeatStage tiled = wrong_stage("wrong-tile-halo", {launch_tiled, dim3(32, 8, 1)});
+const HeatStage thin_halo = wrong_stage("wrong-thin-halo", {run_two_steps_per_pass, dim3(32, 8, 1)});
+const HeatStage no_tail = wrong_stage("wrong-no-tail", {run_v6_whole_passes_only, dim3(32, 32, 1)});
 
 }  // namespace
 
