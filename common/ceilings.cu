@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -25,6 +26,38 @@ CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats) {
       stream, 2, repeats);
   CUDA_CHECK(cudaStreamDestroy(stream));
   result.gb_per_s = 2.0 * double(bytes) / (result.time.median_ms * 1e-3) / 1e9;
+  return result;
+}
+
+template <class T>  // float or float4
+__global__ void copy_elements(const T* __restrict__ from, T* __restrict__ to, size_t count) {
+  const size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (e < count) to[e] = from[e];
+}
+
+CopyBandwidth measure_kernel_copy_bandwidth(size_t bytes, int floats_per_thread, int repeats) {
+  if (floats_per_thread != 1 && floats_per_thread != 4)
+    throw std::invalid_argument("a kernel copy moves 1 or 4 floats per thread");
+  DeviceBuffer<float> src(bytes / sizeof(float)), dst(bytes / sizeof(float));
+  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  const size_t count = bytes / (sizeof(float) * floats_per_thread);  // whole elements: the tail is not copied
+  const unsigned threads = 256, blocks = unsigned((count + threads - 1) / threads);
+  CopyBandwidth result;
+  result.bytes_per_buffer = count * sizeof(float) * floats_per_thread;
+  result.time = time_device(
+      [&] {
+        if (floats_per_thread == 4)
+          copy_elements<<<blocks, threads, 0, stream>>>(reinterpret_cast<const float4*>(src.get()),
+                                                        reinterpret_cast<float4*>(dst.get()), count);
+        else
+          copy_elements<<<blocks, threads, 0, stream>>>(src.get(), dst.get(), count);
+        CUDA_CHECK_LAUNCH();
+      },
+      stream, 2, repeats);
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  result.gb_per_s = 2.0 * double(result.bytes_per_buffer) / (result.time.median_ms * 1e-3) / 1e9;
   return result;
 }
 

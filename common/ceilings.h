@@ -16,6 +16,10 @@ struct CopyBandwidth {
 // than the L2 cache measures DRAM; one that fits in L2 measures the cache.
 CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats = 10);
 
+// The same copy done by a kernel, each thread moving `floats_per_thread` (1, or 4 as one
+// float4) adjacent floats: how close plain loads and stores of that width come to the copy above.
+CopyBandwidth measure_kernel_copy_bandwidth(size_t bytes, int floats_per_thread, int repeats = 10);
+
 struct ArithmeticRate {
   double gflops = 0;       // counted flops / median time
   TimingStats time;

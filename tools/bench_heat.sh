@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The heat chapter's benchmark, written as CSV (the lesson's tables and plot are made from these):
 #   NAME_128.csv, NAME_512.csv     the tour at the seed's 128^3 and at 512^3, 5000 steps each
-#   NAME_512_sweep.csv             v5's loads in flight and v6's fusion depth, over block shapes
+#   NAME_512_sweep.csv             v5's width, rows and loads ahead, v6's fusion depth, over block shapes
 #   NAME_128_alternatives.csv      what each way out of launch overhead gives on 128^3
 #   NAME_ncu_512.csv               Nsight Compute, one launch of each GPU stage at 512^3 (if ncu is there)
 #   usage: tools/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_heat.sh build /tmp/results h200
@@ -19,8 +19,9 @@ mkdir -p "$out"
 
 sweep="$out/${name}_512_sweep.csv"
 rm -f "$sweep"
-for shape in 32x8x1 64x4x1 128x4x1 32x16x1 64x8x1; do
-  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_ahead1,v5_ahead2,v5_ahead3 --block "$shape" --csv
+for shape in 32x2x1 32x4x1 32x8x1 64x4x1 128x2x1; do
+  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_scalar,v5_rows1,v5_rows2,v5_ahead2,v5_ahead3_rows1 \
+    --block "$shape" --csv
 done > "$sweep.part"
 for shape in 32x16x1 64x16x1 32x24x1 32x32x1; do
   "$heat" --size 512 --steps 500 --repeats 3 --stage v6,v6_depth2,v6_depth4 --block "$shape" --csv | tail -n +2

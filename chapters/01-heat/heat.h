@@ -2,7 +2,8 @@
 // One step maps a field `in` to `out`:
 //   out = in + coeff * (sum of the 6 neighbours - 6 in),  coeff = lam dt / dx^2,
 // with dx = dy = dz = 1, lam = 1 and dt = dx^2 / (6.1 lam), on interior cells only: the
-// boundary cells of `out` are never written (the caller keeps them equal to `in`'s).
+// boundary cells of `out` keep their values (the caller makes them equal to `in`'s; a stage
+// that stores whole float4s may write a boundary cell, with the value it already has).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -58,6 +59,12 @@ using HeatDeviceStep = void (*)(const HeatGrid& grid, float coeff, const float* 
 using HeatDeviceRun = float* (*)(const HeatGrid& grid, float coeff, float* a, float* b, int steps, dim3 block,
                                  cudaStream_t stream);
 
+// The blocks a GPU stage can run in, beyond CUDA's own limits: heat3d's --block must respect them.
+struct BlockLimits {
+  dim3 least{1, 1, 1};          // temporal blocking keeps its halo inside the block: at least 3x3
+  unsigned most_threads = 1024;  // a kernel that keeps much in registers is compiled for fewer
+};
+
 // A variant that a stage sweeps (v5's loads in flight, v7's alternatives): timed by heat3d
 // when named in --stage, and checked by the stage's tests like the stage itself.
 struct HeatVariant {
@@ -65,6 +72,7 @@ struct HeatVariant {
   const char* idea;
   HeatDeviceRun run;
   dim3 block{0, 0, 0};  // its own block shape; 0: the stage's
+  BlockLimits limits{};
 };
 
 // What a stage's file hands over, as `const HeatCode heat_<stage>`: a CPU stage's step, or a
@@ -73,16 +81,16 @@ struct HeatVariant {
 struct HeatCode {
   constexpr HeatCode(HeatHostStep step) : on_host(step) {}
   constexpr HeatCode(HeatDeviceStep step, dim3 shape) : on_device(step), block(shape) {}
-  constexpr HeatCode(HeatDeviceRun run, dim3 shape, dim3 smallest = {1, 1, 1})
-      : run_on_device(run), block(shape), min_block(smallest) {}
+  constexpr HeatCode(HeatDeviceRun run, dim3 shape, BlockLimits fits = {})
+      : run_on_device(run), block(shape), limits(fits) {}
   template <size_t N>
-  constexpr HeatCode(HeatDeviceRun run, dim3 shape, dim3 smallest, const HeatVariant (&sweep)[N])
-      : run_on_device(run), block(shape), min_block(smallest), variants(sweep), variant_count(int(N)) {}
+  constexpr HeatCode(HeatDeviceRun run, dim3 shape, BlockLimits fits, const HeatVariant (&sweep)[N])
+      : run_on_device(run), block(shape), limits(fits), variants(sweep), variant_count(int(N)) {}
   HeatHostStep on_host = nullptr;
   HeatDeviceStep on_device = nullptr;
   HeatDeviceRun run_on_device = nullptr;
   dim3 block{};
-  dim3 min_block{1, 1, 1};  // temporal blocking keeps its halo inside the block: at least 3x3
+  BlockLimits limits{};
   const HeatVariant* variants = nullptr;
   int variant_count = 0;
 };

@@ -74,10 +74,16 @@ Options parse(int argc, const char* const* argv) {
   cli.parse(argc, argv);
   if (o.block.x)
     for (const HeatStage* s : o.stages) {
-      const dim3 least = s->code.min_block;
-      if (s->on_device() && (o.block.x < least.x || o.block.y < least.y || o.block.z < least.z))
+      if (!s->on_device()) continue;
+      const BlockLimits& fits = s->code.limits;
+      const dim3 least = fits.least;
+      if (o.block.x < least.x || o.block.y < least.y || o.block.z < least.z)
         throw tut::UsageError("stage " + std::string(s->name) + " needs blocks of at least " + shape_text(least) +
                               " threads (its halo lives inside the block), got --block " + shape_text(o.block));
+      if (o.block.x * o.block.y * o.block.z > fits.most_threads)
+        throw tut::UsageError("stage " + std::string(s->name) + " is compiled for blocks of at most " +
+                              std::to_string(fits.most_threads) + " threads (it keeps many values in registers), got --block " +
+                              shape_text(o.block));
     }
   if (size_t(o.nx) * o.ny * o.nz > size_t(INT_MAX))
     throw tut::UsageError("the grid has " + std::to_string(size_t(o.nx) * o.ny * o.nz) +
@@ -212,6 +218,13 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
                   tut::format_bytes(double(field_bytes)).c_str(),
                   tut::format_bytes(double(device.props.l2CacheSize)).c_str());
     table.add_note("copy at field size", text);
+    // What a kernel's own loads and stores reach, by width: the ceiling a one-step stencil can hope for.
+    const size_t kernel_copy_bytes = size_t(512) << 20;
+    std::snprintf(text, sizeof text, "%.0f GB/s with one float per thread, %.0f GB/s with one float4 (%s)",
+                  tut::measure_kernel_copy_bandwidth(kernel_copy_bytes, 1).gb_per_s,
+                  tut::measure_kernel_copy_bandwidth(kernel_copy_bytes, 4).gb_per_s,
+                  tut::format_bytes(double(kernel_copy_bytes)).c_str());
+    table.add_note("copy by a kernel", text);
     std::snprintf(text, sizeof text, "%.2f us per empty-kernel launch, %.1f ms per %d launches", launch_us,
                   launch_us * o.steps / 1e3, o.steps);
     table.add_note("launch floor", text);

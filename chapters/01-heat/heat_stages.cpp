@@ -21,7 +21,7 @@ const std::vector<const HeatStage*>& heat_stages_and_variants() {
       for (int v = 0; v < s->code.variant_count; ++v) {
         const HeatVariant& variant = s->code.variants[v];
         all.push_back({{variant.name, variant.idea, s->side, s->source}, s->lesson_block,
-                       HeatCode{variant.run, variant.block.x ? variant.block : s->code.block, s->code.min_block}});
+                       HeatCode{variant.run, variant.block.x ? variant.block : s->code.block, variant.limits}});
       }
     return all;
   }();

@@ -1,17 +1,22 @@
-// heat v5: a block owns an x-y tile of interior cells and marches it up z (2.5D blocking).
+// heat v5: each thread marches a strip of 4 x 4 cells up z, everything it reuses in registers.
 //   run:  build/chapters/01-heat/heat3d --size 512 --stage v4,v5
 //   test: meson test -C build heat-v5
-// Change from v4: one long march per column instead of Z_FACTOR cells. The plane being
-// updated is staged in shared memory, so the x- and y-neighbours come from the tile, not from
-// L1 or L2; the z-neighbours slide along in registers (a register queue), and the loads of the
-// planes above are issued AHEAD planes before they are needed.
-// Why it should help: each cell is loaded from memory once per step (plus a thin halo around
-// each tile), each update costs one shared-memory store and four loads instead of six global
-// loads, and several loads per thread are in flight while the tile is computed.
-// What still limits it, measured on the H200: instructions. DRAM moves the ideal 8 bytes per
-// update, but the bookkeeping of the march (halo roles, the queue, one __syncthreads per plane)
-// costs three times v4's instructions, and v5 ends slower than v4: Hopper's L1 already served
-// v4's x-y neighbours almost for free. A one-step kernel can at best reach the copy bandwidth.
+// Change from v4: one long march per thread instead of Z_FACTOR cells, and wider threads. A
+// thread owns VEC = 4 neighbouring cells in x (one float4 load and store) in each of ROWS = 4
+// rows, and carries them up z: the planes below and above the one it updates stay in its
+// registers (a queue whose loads are issued AHEAD planes early), the y-neighbours are its own
+// rows plus one row each side, and the x-neighbours are its own cells plus one cell from the
+// thread beside it, passed by a warp shuffle (__shfl_up_sync / __shfl_down_sync).
+// Why it should help: on the H200 a kernel that only copies the field with one float per thread
+// reaches 55-64% of cudaMemcpy, one that copies float4s 93-100% (measured: see the lesson).
+// Memory instructions, not bytes, were v4's limit. Here each value is loaded from DRAM once per
+// step and a thread issues (6 float4 + 2 edge) loads and 4 float4 stores per 16 updates; no
+// shared memory, no __syncthreads.
+// What still limits it: a one-step kernel can at best move 8 bytes per update at the copy
+// bandwidth; the rows above and below each strip (2 of every 6 loaded) come again from L2.
+// Rows of a length that 4 does not divide (or misaligned buffers) take the same march with one
+// cell per thread.
+#include <cstdint>
 #include <utility>
 
 #include "check.h"
@@ -19,107 +24,162 @@
 
 namespace {
 
-constexpr dim3 kBlock{64, 4, 1};  // two warps per row of the tile: 256 contiguous bytes per load
-constexpr int kMinPlanes = 8;     // the shortest z-column worth its start-up loads
+constexpr dim3 kBlock{32, 4, 1};  // a warp along x (128 cells, 512 contiguous bytes), 4 warps along y
+constexpr unsigned kMostThreads = 256;  // the registers that 4 x 4 cells and the queue take
+constexpr int kMinPlanes = 8;           // the shortest march worth its start-up loads
 
-// AHEAD: planes loaded ahead, the loads each thread keeps in flight. Bounds of 1024 threads per
-// block: the compiler keeps to the registers that let any block shape --block allows launch.
-template <int AHEAD>
-__global__ void __launch_bounds__(1024) heat_kernel(const HeatGrid g, const float coeff, const float* __restrict__ in,
-                            float* __restrict__ out, const int planes) {
-  // Each z-layer of threads (threadIdx.z) marches its own column of `planes` planes, with two
-  // tiles of (blockDim.x + 2) x (blockDim.y + 2) cells: the plane updated now and the next one.
-  extern __shared__ float tiles[];
-  const int pitch = blockDim.x + 2, tile_cells = pitch * (blockDim.y + 2);
-  float* const my_tiles = tiles + 2 * threadIdx.z * tile_cells;
-  const int i = 1 + blockIdx.x * blockDim.x + threadIdx.x;  // this thread's interior cell
-  const int j = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+// VEC cells of a row, loaded and stored as one instruction (float4) when VEC is 4.
+template <int VEC>
+struct Cells {
+  float v[VEC];
+};
+
+template <int VEC>
+__device__ __forceinline__ Cells<VEC> load_cells(const float* at) {
+  Cells<VEC> c;
+  if constexpr (VEC == 4) {
+    const float4 f = __ldg(reinterpret_cast<const float4*>(at));
+    c.v[0] = f.x, c.v[1] = f.y, c.v[2] = f.z, c.v[3] = f.w;
+  } else {
+    for (int q = 0; q < VEC; ++q) c.v[q] = __ldg(at + q);
+  }
+  return c;
+}
+
+template <int VEC>
+__device__ __forceinline__ void store_cells(float* at, const Cells<VEC>& c) {
+  if constexpr (VEC == 4)
+    *reinterpret_cast<float4*>(at) = make_float4(c.v[0], c.v[1], c.v[2], c.v[3]);
+  else
+    for (int q = 0; q < VEC; ++q) at[q] = c.v[q];
+}
+
+template <int VEC, int ROWS, int AHEAD>
+__global__ void __launch_bounds__(kMostThreads) heat_kernel(const HeatGrid g, const float coeff,
+                                                           const float* __restrict__ in, float* __restrict__ out,
+                                                           const int planes) {
+  // This thread's strip: cells i .. i + VEC - 1 of rows j0 .. j0 + ROWS - 1, planes k_first ..
+  // k_end - 1. Strips reach from the boundary (i, j0 = 0) to it: boundary cells are loaded,
+  // for their neighbours, and written back unchanged.
+  const int i = (blockIdx.x * blockDim.x + threadIdx.x) * VEC;
+  const int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
   const int k_first = 1 + (blockIdx.z * blockDim.z + threadIdx.z) * planes;
-  const int k_end = min(k_first + planes, g.nz - 1);  // one past this column's last interior plane
-  const bool inside = i <= g.nx - 2 && j <= g.ny - 2 && k_first < k_end;
+  const int k_end = min(k_first + planes, g.nz - 1);  // one past the last plane it updates
+  if (j0 > g.ny - 2 || k_first >= k_end) return;      // no interior row or plane
+  // Threads past the end of the row repeat its last cells (their shuffles must not stop) and
+  // store nothing. The x-neighbours beyond a strip come by shuffle from the thread before and
+  // after it in the warp, unless that thread is in another row of the block or warp: then the
+  // thread loads them itself (`edge`).
+  const int lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32;
+  const bool stores = i <= g.nx - VEC;
+  const int ic = min(i, g.nx - VEC);
+  const bool left_edge = (lane == 0 || threadIdx.x == 0) && i > 0;
+  const bool right_edge = (lane == 31 || threadIdx.x == blockDim.x - 1) && i + VEC <= g.nx - 1;
   const int row = g.nx, plane = g.nx * g.ny;
-  const int first = inside ? (k_first * g.ny + j) * g.nx + i : 0;
-  const int t = (threadIdx.y + 1) * pitch + threadIdx.x + 1;  // this cell in the tile
-  // The tile's halo: the first and the last thread of each row load the cells left and right
-  // of it, the first and the last row the cells in front and behind. "Last" is the last
-  // thread inside the grid, which on a grid that the tile does not divide is not the block's.
-  const bool left = threadIdx.x == 0, right = threadIdx.x == blockDim.x - 1 || i == g.nx - 2;
-  const bool front = threadIdx.y == 0, back = threadIdx.y == blockDim.y - 1 || j == g.ny - 2;
-  // What this thread loads of plane k: its own cell (the centre) and its halo cells, only
-  // where they exist.
-  struct Loads {
-    float centre, left, right, front, back;
-  };
-  auto load = [&](int k) {
-    Loads l{0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    if (!inside || k > k_end) return l;
-    const float* const at = in + first + (k - k_first) * plane;
-    l.centre = at[0];
-    if (left) l.left = at[-1];
-    if (right) l.right = at[1];
-    if (front) l.front = at[-row];
-    if (back) l.back = at[row];
-    return l;
-  };
+  const int strip = (j0 - 1) * row + ic;  // cell (ic, j0 - 1) of plane 0: row r of the strip is r - 1
 
-  // The register queue: planes k, k + 1, ..., k + AHEAD (and the centre of the plane below),
-  // each loaded AHEAD planes before it is staged, so that the loads' latency overlaps the work.
-  // The loop over planes is unrolled by the queue's length so that sliding the queue is a
-  // renaming of registers: a copy from a register that a load is still filling would wait for
-  // the load, and the loads ahead would be in flight for one plane only.
+  // The queue: slot s holds plane k + s of rows j0 - 1 .. j0 + ROWS (the strip and one row each
+  // side) and the two x-neighbours beyond the strip (where this thread loads them).
   constexpr int kSlots = AHEAD + 1;
-  float below = inside ? in[first - plane] : 0.0f;
-  Loads queue[kSlots];
+  Cells<VEC> rows[kSlots][ROWS + 2];
+  float lefts[kSlots][ROWS] = {}, rights[kSlots][ROWS] = {};
+  auto load = [&](int slot, int k) {
 #pragma unroll
-  for (int a = 0; a < kSlots; ++a) queue[a] = load(k_first + a);
-  for (int n0 = 0; n0 < planes; n0 += kSlots) {
+    for (int r = 0; r < ROWS + 2; ++r) {
+      const int j = j0 - 1 + r;
+      rows[slot][r] = k <= k_end && j >= 0 && j < g.ny ? load_cells<VEC>(in + k * plane + strip + r * row) : Cells<VEC>{};
+    }
 #pragma unroll
-    for (int u = 0; u < kSlots; ++u) {  // slot u holds plane k now, slot u + 1 the plane above
-      const int n = n0 + u, k = k_first + n;
-      float* const tile = my_tiles + (n & 1) * tile_cells;  // two tiles: one __syncthreads per plane
-      const float centre = queue[u].centre, above = queue[(u + 1) % kSlots].centre;
-      // EXERCISE: stage plane k (this thread's centre and its halo cells) in the tile, wait for
-      //   the whole block, then update the cell from the tile (x, y) and the registers (z)
-      if (inside && k < k_end) {
-        tile[t] = centre;
-        if (left) tile[t - 1] = queue[u].left;
-        if (right) tile[t + 1] = queue[u].right;
-        if (front) tile[t - pitch] = queue[u].front;
-        if (back) tile[t + pitch] = queue[u].back;
-      }
-      __syncthreads();
-      if (inside && k < k_end)
-        out[first + n * plane] = centre + coeff * ((tile[t - 1] + tile[t + 1]) + (tile[t - pitch] + tile[t + pitch]) +
-                                                    (below + above) - 6.0f * centre);
+    for (int r = 0; r < ROWS; ++r) {
+      const float* const at = in + k * plane + strip + (r + 1) * row;
+      const bool exists = k <= k_end && j0 + r < g.ny;
+      if (exists && left_edge) lefts[slot][r] = __ldg(at - 1);
+      if (exists && right_edge) rights[slot][r] = __ldg(at + VEC);
+    }
+  };
+  Cells<VEC> below[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r)
+    below[r] = j0 + r < g.ny ? load_cells<VEC>(in + (k_first - 1) * plane + strip + (r + 1) * row) : Cells<VEC>{};
+#pragma unroll
+  for (int s = 0; s < kSlots; ++s) load(s, k_first + s);
 
-      below = centre;
-      queue[u] = load(k + kSlots);  // the slot moves to the top of the queue
+  // The loop over planes is unrolled by the queue's length, so that sliding the queue is a
+  // renaming of registers: a copy from a register that a load is still filling would wait for it.
+  const int count = k_end - k_first;
+  for (int n0 = 0; n0 < count; n0 += kSlots) {
+#pragma unroll
+    for (int u = 0; u < kSlots; ++u) {  // slot u holds plane k, slot u + 1 the plane above
+      const int k = k_first + n0 + u;
+      if (k >= k_end) break;
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const Cells<VEC>& centre = rows[u][r + 1];
+        Cells<VEC> next = centre;
+        // EXERCISE: fetch the cell left of the strip's first and right of its last from the
+        //   neighbouring lanes (or this thread's own edge loads), then update the VEC cells
+        //   into `next`; a boundary cell keeps its value
+        float left = __shfl_up_sync(0xffffffffu, centre.v[VEC - 1], 1);
+        float right = __shfl_down_sync(0xffffffffu, centre.v[0], 1);
+        if (left_edge) left = lefts[u][r];
+        if (right_edge) right = rights[u][r];
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) {
+          const float c = centre.v[q];
+          const float x_sum = (q == 0 ? left : centre.v[q - 1]) + (q == VEC - 1 ? right : centre.v[q + 1]);
+          const float y_sum = rows[u][r].v[q] + rows[u][r + 2].v[q];
+          const float z_sum = below[r].v[q] + rows[(u + 1) % kSlots][r + 1].v[q];
+          const bool interior = i + q >= 1 && i + q <= g.nx - 2;
+          next.v[q] = interior ? c + coeff * (x_sum + y_sum + z_sum - 6.0f * c) : c;
+        }
+
+        const int j = j0 + r;
+        if (stores && j >= 1 && j <= g.ny - 2) store_cells<VEC>(out + k * plane + strip + (r + 1) * row, next);
+        below[r] = centre;
+      }
+      load(u, k + kSlots);  // the slot moves to the top of the queue
     }
   }
 }
 
-template <int AHEAD>
+template <int VEC, int ROWS, int AHEAD>
+void launch(const HeatGrid& g, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream) {
+  const dim3 strips(blocks_for(blocks_for(g.nx, VEC), block.x), blocks_for(blocks_for(g.ny - 1, ROWS), block.y));
+  const int planes = planes_per_column(g.nz - 2, strips.x * strips.y * block.z, kMinPlanes);
+  const dim3 grid(strips.x, strips.y, blocks_for(blocks_for(g.nz - 2, planes), block.z));
+  heat_kernel<VEC, ROWS, AHEAD><<<grid, block, 0, stream>>>(g, coeff, in, out, planes);
+  CUDA_CHECK_LAUNCH();
+}
+
+// float4 rows need every row to start on 16 bytes: a length divisible by 4 and aligned buffers.
+bool rows_fit_float4(const HeatGrid& g, const float* a, const float* b) {
+  return g.nx % 4 == 0 && reinterpret_cast<uintptr_t>(a) % 16 == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0;
+}
+
+template <int VEC, int ROWS, int AHEAD>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
   if (g.interior_cells() == 0) return a;  // nothing to update (and a grid of 0 blocks is an error)
-  const dim3 tiles(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y));
-  const int planes = planes_per_column(g.nz - 2, tiles.x * tiles.y * block.z, kMinPlanes);
-  const dim3 grid(tiles.x, tiles.y, blocks_for(blocks_for(g.nz - 2, planes), block.z));
-  const size_t shared = 2 * block.z * (block.x + 2) * (block.y + 2) * sizeof(float);
-  static const bool carved = (prefer_shared_memory(heat_kernel<AHEAD>), true);
-  (void)carved;
+  const bool wide = VEC == 4 && rows_fit_float4(g, a, b);
   for (int s = 0; s < steps; ++s) {
-    heat_kernel<AHEAD><<<grid, block, shared, stream>>>(g, coeff, a, b, planes);
-    CUDA_CHECK_LAUNCH();
+    if (wide)
+      launch<VEC, ROWS, AHEAD>(g, coeff, a, b, block, stream);
+    else
+      launch<1, ROWS, AHEAD>(g, coeff, a, b, block, stream);
     std::swap(a, b);
   }
   return a;
 }
 
-// The sweep of loads in flight that chose AHEAD = 6 on the H200 (see the lesson).
-constexpr HeatVariant kSweep[] = {{"v5_ahead1", "v5, 1 plane loaded ahead", run<1>},
-                                  {"v5_ahead2", "v5, 2 planes loaded ahead", run<2>},
-                                  {"v5_ahead3", "v5, 3 planes loaded ahead", run<3>}};
+constexpr BlockLimits kLimits{{1, 1, 1}, kMostThreads};
+
+// The sweep that chose 4 cells wide, 4 rows and 1 plane ahead on the H200 (see the lesson).
+constexpr HeatVariant kSweep[] = {
+    {"v5_scalar", "v5 with one cell per thread in x (no float4)", run<1, 4, 1>, {}, kLimits},
+    {"v5_rows1", "v5 with 1 row per thread", run<4, 1, 1>, {}, kLimits},
+    {"v5_rows2", "v5 with 2 rows per thread", run<4, 2, 1>, {}, kLimits},
+    {"v5_ahead2", "v5 with 2 planes loaded ahead", run<4, 4, 2>, {}, kLimits},
+    {"v5_ahead3_rows1", "v5 with 1 row, 3 planes ahead", run<4, 1, 3>, {}, kLimits}};
 
 }  // namespace
 
-const HeatCode heat_v5{run<6>, kBlock, {1, 1, 1}, kSweep};
+const HeatCode heat_v5{run<4, 4, 1>, kBlock, kLimits, kSweep};

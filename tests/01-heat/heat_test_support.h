@@ -56,8 +56,9 @@ inline testing::AssertionResult writes_interior_only(const HeatStage& s, const H
                                      << " boundary cells changed (they must be left alone)" << edit_hint(s);
 }
 
-// Sizes that divide no block: every shape up to 3x3x3 (most have no interior at all), and
-// two odd ones, plus the seed's default size.
+// Sizes that divide no block: every shape up to 3x3x3 (most have no interior at all), two
+// odd ones, and rows of 68 cells (whole float4s, but half a warp of them), plus the seed's
+// default size.
 inline std::vector<HeatGrid> awkward_grids() {
   std::vector<HeatGrid> grids;
   for (int nz = 1; nz <= 3; ++nz)
@@ -65,6 +66,7 @@ inline std::vector<HeatGrid> awkward_grids() {
       for (int nx = 1; nx <= 3; ++nx) grids.push_back({nx, ny, nz});
   grids.push_back({37, 29, 23});
   grids.push_back({130, 67, 45});
+  grids.push_back({68, 29, 23});
   return grids;
 }
 

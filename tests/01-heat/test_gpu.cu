@@ -16,11 +16,13 @@ INSTANTIATE_TEST_SUITE_P(heat, HeatGpuStageTest, testing::ValuesIn(gpu_stages), 
 // The driver's --block lets any shape run any stage (no smaller than the stage's least, for
 // a stage that keeps a halo inside the block): shapes that divide nothing must work.
 TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
-  const dim3 least = GetParam()->code.min_block;
   for (const HeatStage* s : stage_and_variants(*GetParam()))
     for (const dim3 shape : {dim3(7, 3, 2), dim3(1, 1, 1), dim3(33, 5, 1), dim3(9, 9, 1)}) {
+      const dim3 least = s->code.limits.least;
       const dim3 block(std::max(shape.x, least.x), std::max(shape.y, least.y), std::max(shape.z, least.z));
-      const testing::AssertionResult ok = matches_reference(*s, {37, 29, 23}, 9, block);
+      testing::AssertionResult ok = testing::AssertionSuccess();
+      for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{68, 29, 23}})  // v5: one cell, or 4, per thread
+        if (ok) ok = matches_reference(*s, g, 9, block);
       EXPECT_TRUE(ok) << "with block " << shape_text(block);
       if (!ok) break;
     }
@@ -165,6 +167,24 @@ float* run_v6_whole_passes_only(const HeatGrid& g, float coeff, float* a, float*
   return heat_v6.run_on_device(g, coeff, a, b, steps - steps % 3, block, stream);
 }
 
+// x-neighbours passed by warp shuffles (as v5 does), with the cells beyond loaded only by the
+// warp's first and last lanes: right while each warp is one row of the block, wrong when a
+// block narrower than a warp puts two rows in one warp and a row's first thread takes its
+// left neighbour from the end of the row before.
+__global__ void shuffle_edges_by_lane_only(HeatGrid g, float coeff, const float* in, float* out) {
+  const int lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y,
+            k = blockIdx.z * blockDim.z + threadIdx.z;
+  if (j < 1 || k < 1 || j > g.ny - 2 || k > g.nz - 2) return;
+  const int ic = min(i, g.nx - 1);  // past the row's end: repeat its last cell, store nothing
+  const int c = (k * g.ny + j) * g.nx + ic, row = g.nx, plane = g.nx * g.ny;
+  float left = __shfl_up_sync(0xffffffffu, in[c], 1), right = __shfl_down_sync(0xffffffffu, in[c], 1);
+  if (lane == 0 && ic > 0) left = in[c - 1];            // wrong: also needed where threadIdx.x == 0
+  if (lane == 31 && ic < g.nx - 1) right = in[c + 1];  // and where threadIdx.x == blockDim.x - 1
+  if (i >= 1 && i <= g.nx - 2)
+    out[c] = in[c] + coeff * (left + right + in[c - row] + in[c + row] + in[c - plane] + in[c + plane] - 6 * in[c]);
+}
+
 // A wrong stage, named in the checks' failure messages; its lesson block is never asked for.
 HeatStage wrong_stage(const char* name, HeatCode code) {
   return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "", code};
@@ -175,6 +195,7 @@ const HeatStage boundary = wrong_stage("wrong-boundary", {launch<writes_boundary
 const HeatStage tiled = wrong_stage("wrong-tile-halo", {launch_tiled, dim3(32, 8, 1)});
 const HeatStage thin_halo = wrong_stage("wrong-thin-halo", {run_two_steps_per_pass, dim3(32, 8, 1)});
 const HeatStage no_tail = wrong_stage("wrong-no-tail", {run_v6_whole_passes_only, dim3(32, 32, 1)});
+const HeatStage lane_edges = wrong_stage("wrong-shuffle-edges", {launch<shuffle_edges_by_lane_only>, dim3(32, 4, 1)});
 
 }  // namespace
 
@@ -208,4 +229,10 @@ TEST(SuiteRejectsWrongStage, FusedStepsWithAHaloOneCellTooThin) {
 TEST(SuiteRejectsWrongStage, FusedStepsThatDropTheLastPartialPass) {
   EXPECT_TRUE(matches_reference(no_tail, {37, 29, 23}, 9, no_tail.code.block));
   EXPECT_FALSE(matches_reference(no_tail, {37, 29, 23}, 7, no_tail.code.block));
+}
+
+// Right in blocks a warp wide: only the odd block shapes catch it.
+TEST(SuiteRejectsWrongStage, ShuffleThatTakesNeighboursFromAnotherRow) {
+  EXPECT_TRUE(matches_reference(lane_edges, {37, 29, 23}, 3, lane_edges.code.block));
+  EXPECT_FALSE(matches_reference(lane_edges, {37, 29, 23}, 3, dim3(7, 3, 2)));
 }

@@ -12,6 +12,7 @@ BAD = [
     ["--stage", "v1,,v2"], ["--bogus"], ["stray"], ["--csv", "--json"], ["--nx"],
     ["--nx", "2147483647", "--ny", "2"],  # more cells than 32-bit indices reach
     ["--stage", "v6", "--block", "2x8x1"],  # temporal blocking keeps its halo inside the block
+    ["--stage", "v5", "--block", "32x16x1"],  # compiled for at most 256 threads per block
 ]
 
 failures = []
@@ -22,7 +23,7 @@ for args in BAD:
         failures.append(f"{args}: exit {run.returncode}, stderr {run.stderr!r}")
 
 run = subprocess.run([heat, "--help"], capture_output=True, text=True, timeout=60)
-if run.returncode != 0 or "usage: heat3d" not in run.stdout or "v5_ahead1" not in run.stdout:
+if run.returncode != 0 or "usage: heat3d" not in run.stdout or "v5_scalar" not in run.stdout:
     failures.append(f"--help: exit {run.returncode}, stdout {run.stdout[:200]!r}")
 
 for failure in failures:
