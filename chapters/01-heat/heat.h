@@ -71,8 +71,8 @@ struct HeatVariant {
   const char* name;  // "v5_ahead1"
   const char* idea;
   HeatDeviceRun run;
-  dim3 block{0, 0, 0};  // its own block shape; 0: the stage's
   BlockLimits limits{};
+  dim3 block{0, 0, 0};  // its own block shape; 0: the stage's
 };
 
 // What a stage's file hands over, as `const HeatCode heat_<stage>`: a CPU stage's step, or a

@@ -74,8 +74,8 @@ constexpr char kV4[] = "v4", kV5[] = "v5", kV6[] = "v6";
 // What a graph gives each stage on the small problem (see the lesson's table).
 // Each replays another stage, in that stage's block, within its limits.
 const HeatVariant kSweep[] = {
-    {"v7_v5", "v5 replayed as a CUDA graph", run<kV5>, heat_v5.block, heat_v5.limits},
-    {"v7_v6", "v6 replayed as a CUDA graph", run<kV6>, heat_v6.block, heat_v6.limits}};
+    {"v7_v5", "v5 replayed as a CUDA graph", run<kV5>, heat_v5.limits, heat_v5.block},
+    {"v7_v6", "v6 replayed as a CUDA graph", run<kV6>, heat_v6.limits, heat_v6.block}};
 
 }  // namespace
 
