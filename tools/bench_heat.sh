@@ -19,8 +19,8 @@ mkdir -p "$out"
 
 sweep="$out/${name}_512_sweep.csv"
 rm -f "$sweep"
-for shape in 32x2x1 32x4x1 32x8x1 64x4x1 128x2x1; do
-  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_scalar,v5_rows1,v5_rows2,v5_ahead2,v5_ahead3_rows1 \
+for shape in 32x4x1 32x8x1 64x2x1 64x4x1 128x2x1; do
+  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_scalar,v5_rows2,v5_rows4,v5_ahead2,v5_ahead3 \
     --block "$shape" --csv
 done > "$sweep.part"
 for shape in 32x16x1 64x16x1 32x24x1 32x32x1; do

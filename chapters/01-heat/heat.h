@@ -68,7 +68,7 @@ struct BlockLimits {
 // A variant that a stage sweeps (v5's loads in flight, v7's alternatives): timed by heat3d
 // when named in --stage, and checked by the stage's tests like the stage itself.
 struct HeatVariant {
-  const char* name;  // "v5_ahead1"
+  const char* name;  // "v5_ahead2"
   const char* idea;
   HeatDeviceRun run;
   BlockLimits limits{};
