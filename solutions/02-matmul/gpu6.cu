@@ -31,28 +31,28 @@ struct Slices {
   double a[4], b[4];
 };
 
+// Four consecutive elements `first` .. of a row of `length` elements, zero past its end or where
+// the row does not exist; two 16-byte loads when all four are there and the row length is even
+// (then the first, a multiple of 4, starts on 16 bytes).
+__device__ void load_four(const double* __restrict__ row, bool exists, int first, int length, double out[4]) {
+  if (exists && first + 4 <= length && length % 2 == 0) {
+    const double2* at = reinterpret_cast<const double2*>(row + first);
+    const double2 lo = __ldg(at), hi = __ldg(at + 1);
+    out[0] = lo.x, out[1] = lo.y, out[2] = hi.x, out[3] = hi.y;
+  } else {
+    for (int q = 0; q < 4; ++q) out[q] = (exists && first + q < length) ? __ldg(row + first + q) : 0.0;
+  }
+}
+
 // Thread t loads A's row t / 2 of the slice, columns (t % 2) * 4 ..; and B's row t / 32,
-// columns (t % 32) * 4 ... Whole in-range slices of even-length rows take two 16-byte loads.
+// columns (t % 32) * 4 ...
 __device__ Slices load_slices(int m, int n, int k, const double* __restrict__ A, const double* __restrict__ B,
                               int row0, int col0, int l0) {
   const int t = threadIdx.y * TX + threadIdx.x;
-  const int a_i = row0 + t / 2, a_l = l0 + (t % 2) * 4;
-  const int b_l = l0 + t / 32, b_j = col0 + (t % 32) * 4;
+  const int a_i = row0 + t / 2, b_l = l0 + t / 32;
   Slices s;
-  if (a_i < m && a_l + 4 <= k && k % 2 == 0) {
-    const double2* at = reinterpret_cast<const double2*>(A + size_t(a_i) * k + a_l);
-    const double2 lo = __ldg(at), hi = __ldg(at + 1);
-    s.a[0] = lo.x, s.a[1] = lo.y, s.a[2] = hi.x, s.a[3] = hi.y;
-  } else {
-    for (int q = 0; q < 4; ++q) s.a[q] = (a_i < m && a_l + q < k) ? __ldg(A + size_t(a_i) * k + a_l + q) : 0.0;
-  }
-  if (b_l < k && b_j + 4 <= n && n % 2 == 0) {
-    const double2* at = reinterpret_cast<const double2*>(B + size_t(b_l) * n + b_j);
-    const double2 lo = __ldg(at), hi = __ldg(at + 1);
-    s.b[0] = lo.x, s.b[1] = lo.y, s.b[2] = hi.x, s.b[3] = hi.y;
-  } else {
-    for (int q = 0; q < 4; ++q) s.b[q] = (b_l < k && b_j + q < n) ? __ldg(B + size_t(b_l) * n + b_j + q) : 0.0;
-  }
+  load_four(A + size_t(a_i) * k, a_i < m, l0 + (t % 2) * 4, k, s.a);
+  load_four(B + size_t(b_l) * n, b_l < k, col0 + (t % 32) * 4, n, s.b);
   return s;
 }
 
