@@ -14,19 +14,25 @@
 
 namespace tut {
 
-CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats) {
-  DeviceBuffer<char> src(bytes), dst(bytes);
-  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+// Times `copy(stream)`, a copy of `bytes` per buffer, on a stream of its own: read + write counted.
+template <class Copy>
+CopyBandwidth time_copy(size_t bytes, int repeats, Copy copy) {
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   CopyBandwidth result;
   result.bytes_per_buffer = bytes;
-  result.time = time_device(
-      [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream)); },
-      stream, 2, repeats);
+  result.time = time_device([&] { copy(stream); }, stream, 2, repeats);
   CUDA_CHECK(cudaStreamDestroy(stream));
   result.gb_per_s = 2.0 * double(bytes) / (result.time.median_ms * 1e-3) / 1e9;
   return result;
+}
+
+CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats) {
+  DeviceBuffer<char> src(bytes), dst(bytes);
+  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+  return time_copy(bytes, repeats, [&](cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+  });
 }
 
 template <class T>  // float or float4
@@ -40,25 +46,16 @@ CopyBandwidth measure_kernel_copy_bandwidth(size_t bytes, int floats_per_thread,
     throw std::invalid_argument("a kernel copy moves 1 or 4 floats per thread");
   DeviceBuffer<float> src(bytes / sizeof(float)), dst(bytes / sizeof(float));
   CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
   const size_t count = bytes / (sizeof(float) * floats_per_thread);  // whole elements: the tail is not copied
   const unsigned threads = 256, blocks = unsigned((count + threads - 1) / threads);
-  CopyBandwidth result;
-  result.bytes_per_buffer = count * sizeof(float) * floats_per_thread;
-  result.time = time_device(
-      [&] {
-        if (floats_per_thread == 4)
-          copy_elements<<<blocks, threads, 0, stream>>>(reinterpret_cast<const float4*>(src.get()),
-                                                        reinterpret_cast<float4*>(dst.get()), count);
-        else
-          copy_elements<<<blocks, threads, 0, stream>>>(src.get(), dst.get(), count);
-        CUDA_CHECK_LAUNCH();
-      },
-      stream, 2, repeats);
-  CUDA_CHECK(cudaStreamDestroy(stream));
-  result.gb_per_s = 2.0 * double(result.bytes_per_buffer) / (result.time.median_ms * 1e-3) / 1e9;
-  return result;
+  return time_copy(count * sizeof(float) * floats_per_thread, repeats, [&](cudaStream_t stream) {
+    if (floats_per_thread == 4)
+      copy_elements<<<blocks, threads, 0, stream>>>(reinterpret_cast<const float4*>(src.get()),
+                                                    reinterpret_cast<float4*>(dst.get()), count);
+    else
+      copy_elements<<<blocks, threads, 0, stream>>>(src.get(), dst.get(), count);
+    CUDA_CHECK_LAUNCH();
+  });
 }
 
 __global__ void empty_kernel() {}
