@@ -12,10 +12,9 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
   --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
               stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
-import csv
 import sys
 
-from plotting import load, pyplot, save
+from plotting import busiest, load, ncu_profiles, pyplot, save
 
 
 def number(text, digits):
@@ -74,31 +73,10 @@ def variants(rows):
 FLOPS_PER_UPDATE = 9  # 6 neighbour adds, the centre's -6 x, the product by coeff and the sum
 
 
-def ncu_stages(path):
-    """{stage: (steps per launch, {metric: value})} from the profile tools/bench_heat.sh writes."""
-    stages, stage, steps, header = {}, None, 1, None
-    for line in open(path):
-        if line.startswith("# stage"):
-            stage, steps = line.split()[2].rstrip(","), int(line.split()[-1])
-            stages[stage] = (steps, {})
-        elif line.startswith('"ID"'):
-            header = next(csv.reader([line]))
-        elif line.startswith('"') and stage:
-            row = dict(zip(header, next(csv.reader([line]))))
-            stages[stage][1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-    return stages
-
-
 UNITS = {"dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM",
          "lts__throughput.avg.pct_of_peak_sustained_elapsed": "L2",
          "l1tex__throughput.avg.pct_of_peak_sustained_elapsed": "L1/shared",
          "sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM (instructions)"}
-
-
-def limiter(m):
-    """The busiest unit of ncu's Speed of Light, or latency when none is past 60% (ncu's own guide)."""
-    unit = max(UNITS, key=lambda k: m[k])
-    return f"{UNITS[unit]} {m[unit]:.0f}%" if m[unit] >= 60 else f"latency (busiest: {UNITS[unit]} {m[unit]:.0f}%)"
 
 
 def ncu_table(ncu_path, tour_path):
@@ -111,13 +89,14 @@ def ncu_table(ncu_path, tour_path):
           "| warps active | registers | instructions per update | limiter |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     places = []
-    for stage, (steps, m) in ncu_stages(ncu_path).items():
+    for stage, (labels, m) in ncu_profiles(ncu_path).items():
+        steps = int(labels["steps per launch"])
         per = updates * steps
         read, write = m["dram__bytes_read.sum"] / per, m["dram__bytes_write.sum"] / per
         print(f"| {stage} | {steps} | {m['gpu__time_duration.sum'] / 1e3 / steps:.0f} | {read:.2f} | {write:.2f} | "
               f"{m['l1tex__t_sector_hit_rate.pct']:.0f}% | {m['lts__t_sector_hit_rate.pct']:.0f}% | "
               f"{m['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% | {m['launch__registers_per_thread']:.0f} | "
-              f"{m['smsp__inst_executed.sum'] * 32 / per:.1f} | {limiter(m)} |")
+              f"{m['smsp__inst_executed.sum'] * 32 / per:.1f} | {busiest(m, UNITS)} |")
         if stage in tour and tour[stage]["gcells_per_s"]:
             places.append((stage, FLOPS_PER_UPDATE / (read + write), FLOPS_PER_UPDATE * float(tour[stage]["gcells_per_s"])))
     print()

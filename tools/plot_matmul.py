@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Plot and tabulate chapter 02-matmul's benchmark (the CSV of matmul_bench --csv).
+"""Plot and tabulate chapter 02-matmul's benchmark (the CSV of matmul_bench --csv) and profile
+(the CSV of tools/profile_matmul.sh).
 
-Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown]
+Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv]
   --png       GFLOP/s against N (square matrices, log-log): device only (solid) and host to
-              host through the course interface (dashed), OpenBLAS on the CPU for reference
-  --markdown  the tables of the lesson: every type at N = 1024 and 4096, gpu3 below vs right,
-              and the gpu4 sweep over elements per thread
+              host through the course interface (dashed), OpenBLAS on the CPU for reference,
+              and the FP64 FMA (measured in the same run) and FP64 tensor (theoretical) peaks
+  --markdown  the tables of the lesson: every type at N = 1024 and 4096, the progression at
+              4096 and 8192 against the peaks and cuBLAS, the sweeps of gpu4 and gpu7
+  --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
 """
 import sys
 
-from plotting import load, log_axes, pyplot, save
+from plotting import busiest, load, log_axes, ncu_profiles, pyplot, save
+
+PLOTTED = ("lib", "gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib")
 
 
 def square(rows):
@@ -25,7 +30,7 @@ def plot(rows, out):
     fig, ax = plt.subplots(figsize=(8.5, 5))
     rows = square(rows)
     colours = {}
-    for t in ("lib", "gpu2", "gpu3", "gpu4", "gpu5", "gpulib"):
+    for t in PLOTTED:
         points = [(int(r["m"]), r) for r in rows if r["type"] == t]
         for key, style in (("device_gflops", "-"), ("host_gflops", "--")):
             xy = [(n, float(r[key])) for n, r in points if r[key]]
@@ -38,6 +43,9 @@ def plot(rows, out):
             line, = ax.plot([p[0] for p in xy], [p[1] for p in xy], style, marker="o", markersize=3, label=label,
                             color=colours.get(t))
             colours[t] = line.get_color()
+    for key, label in (("fp64_fma_gflops", "FP64 FMA peak (measured)"),
+                       ("fp64_tensor_peak_gflops", "FP64 tensor peak (theoretical)")):
+        ax.axhline(float(rows[0][key]), color="grey", linestyle=":" if "fma" in key else "-.", linewidth=1, label=label)
     log_axes(ax, "N (C = A B, all N x N, double)", "GFLOP/s", f"matrix multiply on {rows[0]['device']}",
              legend_size=7, legend_columns=2)
     save(fig, out)
@@ -50,7 +58,7 @@ def markdown(rows):
         print("| type | host to host (ms) | host to host GFLOP/s | device only (ms) | device only GFLOP/s |")
         print("|---|---:|---:|---:|---:|")
         for r in sq:
-            if int(r["m"]) == n and not r["type"].startswith("gpu4_"):
+            if int(r["m"]) == n and "_" not in r["type"]:  # the types, not their variants
                 name = r["type"] + (f" ({r['cpu_threads']} threads)" if r["type"] == "lib" else "")
                 print(f"| {name} | {value(r, 'host_ms', 2)} | {value(r, 'host_gflops')} | {value(r, 'device_ms', 2)} "
                       f"| {value(r, 'device_gflops')} |")
@@ -58,7 +66,7 @@ def markdown(rows):
     sizes = sorted({int(r["m"]) for r in sq if int(r["m"]) >= 256})
     by = {(r["type"], int(r["m"])): r for r in sq}
     print("Device-only GFLOP/s by N:\n")
-    types = ["gpu2", "gpu3", "gpu3r", "gpu4_2", "gpu4", "gpu4_8", "gpu4_16", "gpu5", "gpulib"]
+    types = ["gpu2", "gpu3", "gpu3r", "gpu4_2", "gpu4", "gpu4_4x8", "gpu4_8", "gpu4_16", "gpu5", "gpu6", "gpu7", "gpulib"]
     print("| N | " + " | ".join(t.replace("gpu4", "gpu4 (4)") if t == "gpu4" else t for t in types) + " |")
     print("|---:|" + "---:|" * len(types))
     for n in sizes:
@@ -75,14 +83,77 @@ def markdown(rows):
     print()
 
 
+def progression(rows):
+    """Each GPU type at the two largest sizes, against the peaks and cuBLAS of the same run."""
+    fma, tensor = float(rows[0]["fp64_fma_gflops"]), float(rows[0]["fp64_tensor_peak_gflops"])
+    by = {(r["type"], int(r["m"])): r for r in square(rows)}
+    print(f"Device only, against the FP64 FMA rate measured in the same run ({fma:.0f} GFLOP/s), the FP64 tensor "
+          f"cores' theoretical rate ({tensor:.0f}) and cuBLAS:\n")
+    print("| type | N | GFLOP/s | % of FP64 FMA | % of FP64 tensor | % of cuBLAS | host to host GFLOP/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for t in ("gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib"):
+        for n in (4096, 8192):
+            if (t, n) in by:
+                got, lib = float(by[(t, n)]["device_gflops"]), float(by[("gpulib", n)]["device_gflops"])
+                print(f"| {t} | {n} | {got:.0f} | {100 * got / fma:.1f}% | {100 * got / tensor:.1f}% | "
+                      f"{100 * got / lib:.1f}% | {value(by[(t, n)], 'host_gflops')} |")
+    print()
+    variants = sorted({r["type"] for r in rows if r["type"].startswith("gpu7")}, key=lambda t: (t != "gpu7", t))
+    print("gpu7 and its variants, device only (GFLOP/s and % of cuBLAS in the same run):\n")
+    print("| variant | 4096 | % of cuBLAS | 8192 | % of cuBLAS | 2017x1031x997 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    odd = {r["type"]: r for r in rows if (r["m"], r["n"], r["k"]) == ("2017", "1031", "997")}
+    for t in variants:
+        cells = []
+        for n in (4096, 8192):
+            got, lib = float(by[(t, n)]["device_gflops"]), float(by[("gpulib", n)]["device_gflops"])
+            cells += [f"{got:.0f}", f"{100 * got / lib:.1f}%"]
+        print(f"| {t} | " + " | ".join(cells) + f" | {value(odd[t], 'device_gflops')} |")
+    print()
+
+
+PIPES = {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active": "FP64 pipe",
+         "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor (DMMA) pipe",
+         "l1tex__throughput.avg.pct_of_peak_sustained_elapsed": "L1/shared",
+         "lts__throughput.avg.pct_of_peak_sustained_elapsed": "L2",
+         "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM"}
+STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+
+def ncu_table(path):
+    print("| type | ms | GFLOP/s | DRAM GB | L2 GB | shared wavefronts (M) | bank conflicts (M) | FP64 pipe "
+          "| tensor pipe | warps active | registers | longest wait (cycles per instruction) | limiter |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for t, (labels, m) in ncu_profiles(path).items():
+        n = int(labels["n"])
+        seconds = m["gpu__time_duration.sum"] / 1e9
+        stalls = {k: v for k, v in m.items() if k.startswith("smsp__average_warps_issue_stalled_")}
+        worst = max(stalls, key=stalls.get)
+        reason = worst[len("smsp__average_warps_issue_stalled_"):-len("_per_issue_active.ratio")].replace("_", " ")
+        print(f"| {t} | {seconds * 1e3:.2f} | {2 * n ** 3 / seconds / 1e9:.0f} | "
+              f"{(m['dram__bytes_read.sum'] + m['dram__bytes_write.sum']) / 1e9:.2f} | {m['lts__t_bytes.sum'] / 1e9:.1f} | "
+              f"{m['l1tex__data_pipe_lsu_wavefronts_mem_shared.sum'] / 1e6:.0f} | "
+              f"{m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum'] / 1e6:.1f} | "
+              f"{m[next(iter(PIPES))]:.0f}% | {m[list(PIPES)[1]]:.0f}% | "
+              f"{m['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% | {m.get('launch__registers_per_thread', float('nan')):.0f} | "
+              f"{reason} {stalls[worst]:.1f} | {busiest(m, PIPES)} |")
+    print()
+
+
 def main(argv):
     paths = [a for a in argv if a.endswith(".csv")]
-    if len(paths) != 1 or "--help" in argv:
+    if not 1 <= len(paths) <= 2 or "--help" in argv:
         print(__doc__)
         return 0 if "--help" in argv else 2
+    if "--ncu" in argv:
+        ncu_table(argv[argv.index("--ncu") + 1])
+        paths = [p for p in paths if p != argv[argv.index("--ncu") + 1]]
+        if not paths:
+            return 0
     rows = load(paths[0])
     if "--markdown" in argv:
         markdown(rows)
+        progression(rows)
     if "--png" in argv:
         plot(rows, argv[argv.index("--png") + 1])
     return 0

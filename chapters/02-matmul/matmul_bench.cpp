@@ -1,19 +1,24 @@
 // matmul_bench: every type over square sizes 16 .. 8192 (doubling) and a few non-square
 // shapes, timed two ways: host to host through the course's matmult_TYPE (allocation and
 // PCIe copies included, steady clock), and device only (the same kernel on data already on
-// the GPU, CUDA events). Each result is checked against OpenBLAS before it is timed.
-//   run: build/chapters/02-matmul/matmul_bench [--max-n 8192] [--csv]
+// the GPU, CUDA events). Each result is checked against OpenBLAS before it is timed. The FP64
+// FMA rate of chapter 00's `peak` is measured in the same run and noted with the results, beside
+// the FP64 tensor cores' theoretical rate.
+//   run: build/chapters/02-matmul/matmul_bench [--min-n 16] [--max-n 8192] [--types all] [--csv]
 #include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "ceilings.h"
 #include "check.h"
 #include "cli.h"
 #include "device.h"
+#include "figures.h"
 #include "matmul.h"
 #include "timing.h"
 #include "validate.h"
@@ -39,6 +44,26 @@ std::vector<Timed> timed_types() {
   return timed;
 }
 
+// "all", or a comma-separated list of names from `known`: those, in the order of `known`.
+std::vector<Timed> select_types(const std::string& list, const std::vector<Timed>& known) {
+  if (list == "all") return known;
+  std::vector<std::string> wanted;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    wanted.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  std::string names;
+  for (const Timed& t : known) names += (names.empty() ? "" : ",") + std::string(t.name);
+  for (const std::string& w : wanted)
+    if (std::none_of(known.begin(), known.end(), [&](const Timed& t) { return w == t.name; }))
+      throw tut::UsageError("--types: unknown type '" + w + "' (known: " + names + ")");
+  std::vector<Timed> chosen;
+  for (const Timed& t : known)
+    if (std::find(wanted.begin(), wanted.end(), t.name) != wanted.end()) chosen.push_back(t);
+  return chosen;
+}
+
 // Timed calls per point: enough for about half a second, at least 2, after one warm-up.
 int repeats_for(double seconds_per_call) { return std::clamp(int(0.5 / std::max(seconds_per_call, 1e-9)), 2, 20); }
 
@@ -49,22 +74,26 @@ bool close_to(const std::vector<double>& got, const std::vector<double>& want, i
 }
 
 int bench_main(int argc, const char* const* argv) {
-  int max_n = 8192, nat_max = 512, gpu1_max = 256;
+  int min_n = 16, max_n = 8192, nat_max = 512, gpu1_max = 256;
+  std::string type_list = "all";
   tut::Format format = tut::Format::human;
   tut::Cli cli("matmul_bench", "Every matmult type over square sizes 16 .. --max-n and some non-square shapes:\n"
                                "host-to-host (course interface) and device-only GFLOP/s.");
+  cli.add_int("min-n", &min_n, "smallest square size (doubled up to --max-n)", 16, 16384);
   cli.add_int("max-n", &max_n, "largest square size", 16, 16384);
+  cli.add_value("types", "LIST", "comma-separated types and variants to time (gpu5,gpu7_k16,...)", "all",
+                [&](const std::string& t) { type_list = t; });
   cli.add_int("nat-max", &nat_max, "largest size for nat (one CPU core)", 1, 16384);
   cli.add_int("gpu1-max", &gpu1_max, "largest size for gpu1 (one GPU thread)", 1, 16384);
   cli.add_format(&format);
   cli.parse(argc, argv);
+  const std::vector<Timed> types = select_types(type_list, timed_types());
   const tut::DeviceInfo device = tut::require_device();
 
   std::vector<Shape> shapes;
-  for (int s = 16; s <= max_n; s *= 2) shapes.push_back({s, s, s});
+  for (int s = min_n; s <= max_n; s *= 2) shapes.push_back({s, s, s});
   for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
     if (std::max({s.m, s.n, s.k}) <= max_n) shapes.push_back(s);
-  const std::vector<Timed> types = timed_types();
 
   tut::Table table({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
                     {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
@@ -73,8 +102,14 @@ int bench_main(int argc, const char* const* argv) {
   table.add_note("device", device.describe());
   table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
                            "device only: the same kernel on device buffers (CUDA events)");
+  const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();  // the FP64 units' ceiling, this run
+  if (!fma.verified) throw std::runtime_error("the FP64 FMA kernel's result did not match its host check");
+  table.add_note("fp64_fma_gflops", std::to_string(std::lround(fma.gflops)));
+  // The FP64 tensor cores' rate from the clock and the SM count (chapter 00's figures).
+  table.add_note("fp64_tensor_peak_gflops", std::to_string(std::lround(tut::theoretical_figures(device.id).fp64_tensor_gflops)));
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
+  std::set<std::string> unable;  // types that said why they cannot run here (said once)
   for (const Shape& sh : shapes) {
     const size_t a_count = size_t(sh.m) * sh.k, b_count = size_t(sh.k) * sh.n, c_count = size_t(sh.m) * sh.n;
     std::vector<double> A(a_count), B(b_count), C(c_count), reference(c_count);
@@ -93,24 +128,30 @@ int bench_main(int argc, const char* const* argv) {
       const tut::Range range(name + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
                              ": checked and timed");
       bool ok = true;
-      if (type.host) {  // the warm-up call is also the one that is checked
-        tut::poison(C.data(), c_count);
-        const auto call = [&] { type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); };
-        const tut::TimingStats first = tut::time_host(call, 0, 1);
-        ok = ok && close_to(C, reference, sh.k);
-        const tut::TimingStats t = tut::time_host(call, 0, repeats_for(first.median_ms / 1e3));
-        row.set("host_ms", t.median_ms).set("host_gflops", flops / (t.median_ms * 1e-3) / 1e9);
-      }
-      if (type.device) {
-        CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
-        const auto call = [&] { type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
-        const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
-        dC.download(C.data());
-        ok = ok && close_to(C, reference, sh.k);
-        const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
-        row.set("device_ms", t.median_ms).set("device_gflops", flops / (t.median_ms * 1e-3) / 1e9);
-      } else {
-        row.set("cpu_threads", name == "lib" ? openblas_get_num_threads() : 1);
+      try {
+        if (type.host) {  // the warm-up call is also the one that is checked
+          tut::poison(C.data(), c_count);
+          const auto call = [&] { type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); };
+          const tut::TimingStats first = tut::time_host(call, 0, 1);
+          ok = ok && close_to(C, reference, sh.k);
+          const tut::TimingStats t = tut::time_host(call, 0, repeats_for(first.median_ms / 1e3));
+          row.set("host_ms", t.median_ms).set("host_gflops", flops / (t.median_ms * 1e-3) / 1e9);
+        }
+        if (type.device) {
+          CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
+          const auto call = [&] { type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
+          const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
+          dC.download(C.data());
+          ok = ok && close_to(C, reference, sh.k);
+          const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
+          row.set("device_ms", t.median_ms).set("device_gflops", flops / (t.median_ms * 1e-3) / 1e9);
+        } else {
+          row.set("cpu_threads", name == "lib" ? openblas_get_num_threads() : 1);
+        }
+      } catch (const tut::NoDeviceError& e) {  // a type this GPU or build cannot run (gpu7 before 8.0)
+        row.set("check", "cannot run here");
+        if (unable.insert(name).second) std::cerr << "matmul_bench: " << e.what() << "\n";
+        continue;
       }
       row.set("check", ok ? "ok" : "FAIL");
       if (!ok) std::cerr << "matmul_bench: " << name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";

@@ -2,7 +2,8 @@
 // MFLOPS_MIN_T seconds have passed (or MFLOPS_MAX_IT calls), then prints one line:
 //   <memory kB> <Mflop/s> <error> # matmult_TYPE
 // with memory = 8 (mk + kn + mn) / 1024 and error = the largest |C - C_lib| (0 when not compared).
-//   usage: matmult_f TYPE m n k [bs]
+//   usage: matmult_f TYPE m n k [bs]     (TYPE: a type of matmul.stages, or a variant the
+//                                         benchmark sweeps, such as gpu4_8, run the same way)
 //   environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] MFLOPS_MAX_IT=[inf]
 #include <chrono>
 #include <cmath>
@@ -36,17 +37,35 @@ void print_matrix(const char* name, const std::vector<double>& M, int rows, int 
   }
 }
 
+// A variant (gpu4_8, gpu7_k8, ...) by name: the course's call around its launcher.
+const MatmulVariant* find_variant(const std::string& name) {
+  for (const MatmulStage* s : matmul_stages())
+    for (int v = 0; v < s->code.variant_count; ++v)
+      if (name == s->code.variants[v].name) return &s->code.variants[v];
+  return nullptr;
+}
+
+std::string variant_names() {
+  std::string names;
+  for (const MatmulStage* s : matmul_stages())
+    for (int v = 0; v < s->code.variant_count; ++v) names += (names.empty() ? "" : ", ") + std::string(s->code.variants[v].name);
+  return names;
+}
+
 int driver_main(int argc, char** argv) {
   const std::string types = tut::stage_names(matmul_stages());
   if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::printf("usage: matmult_f TYPE m n k [bs]\n  TYPE: %s\n  C (m x n) = A (m x k) B (k x n), double, row-major\n"
+    std::printf("usage: matmult_f TYPE m n k [bs]\n  TYPE: %s\n     or a variant: %s\n  C (m x n) = A (m x k) B (k x n), double, row-major\n"
                 "environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] "
-                "MFLOPS_MAX_IT=[infinity]\n", types.c_str());
+                "MFLOPS_MAX_IT=[infinity]\n", types.c_str(), variant_names().c_str());
     return 0;
   }
   if (argc < 5 || argc > 6) throw tut::UsageError("usage: matmult_f TYPE m n k [bs] (see --help)");
-  const MatmulStage* stage = tut::find_stage(matmul_stages(), argv[1]);
-  if (!stage) throw tut::UsageError("unknown TYPE '" + std::string(argv[1]) + "' (known: " + types + ")");
+  const std::string name = argv[1];
+  const MatmulStage* stage = tut::find_stage(matmul_stages(), name);
+  const MatmulVariant* variant = stage ? nullptr : find_variant(name);
+  if (!stage && !variant)
+    throw tut::UsageError("unknown TYPE '" + name + "' (known: " + types + "; variants: " + variant_names() + ")");
   const int m = int(tut::parse_integer("m", argv[2], 1, 1 << 20));
   const int n = int(tut::parse_integer("n", argv[3], 1, 1 << 20));
   const int k = int(tut::parse_integer("k", argv[4], 1, 1 << 20));
@@ -55,7 +74,7 @@ int driver_main(int argc, char** argv) {
   const bool results = env_number("MATMULT_RESULTS", 0, 0) != 0;
   const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0);
   const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
-  if (stage->on_device()) tut::require_device();
+  if (!stage || stage->on_device()) tut::require_device();
 
   std::vector<double> A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n);
   tut::fill_random(A.data(), A.size(), 1, -1.0, 1.0);
@@ -64,7 +83,10 @@ int driver_main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   double seconds = 0;
   do {
-    stage->code.host(m, n, k, A.data(), B.data(), C.data());
+    if (stage)
+      stage->code.host(m, n, k, A.data(), B.data(), C.data());
+    else
+      matmult_on_device(m, n, k, A.data(), B.data(), C.data(), variant->launch);
     ++iterations;
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } while (seconds < min_seconds && iterations < max_iterations);
@@ -82,7 +104,7 @@ int driver_main(int argc, char** argv) {
   }
   const double memory_kb = 8.0 * (double(m) * k + double(k) * n + double(m) * n) / 1024.0;
   const double mflops = 2.0 * m * n * double(k) * iterations / seconds / 1e6;
-  std::printf("%12.3f %12.3f %e # matmult_%s\n", memory_kb, mflops, error, stage->name);
+  std::printf("%12.3f %12.3f %e # matmult_%s\n", memory_kb, mflops, error, name.c_str());
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // The GPU types of chapter 02-matmul (run by gpu_test_main.cpp, skipped without a GPU), the
 // gpu4 sweep variants, and deliberately wrong kernels the checks must reject.
+#include "async_copy.h"
 #include "check.h"
 #include "matmul_test_support.h"
 
@@ -24,6 +25,44 @@ __global__ void skips_last_column(int m, int n, int k, const double* A, const do
   C[size_t(i) * n + j] = sum;
 }
 
+// gpu6's mistake when k is not a multiple of its slice of 8: the last, partial slice is skipped.
+__global__ void skips_partial_slice(int m, int n, int k, const double* A, const double* B, double* C) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= m || j >= n) return;
+  double sum = 0;
+  for (int l = 0; l < k - k % 8; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
+  C[size_t(i) * n + j] = sum;
+}
+
+// gpu7's pipeline on 16x16 tiles (without tensor cores): k-tiles copied into kStages shared
+// stages by cp.async, kStages - 1 ahead. Waiting until IN_FLIGHT = kStages - 2 groups remain is
+// right; kStages - 1 reads a stage whose copies may not have landed yet.
+constexpr int kTile = 16, kStages = 3;
+template <int IN_FLIGHT>
+__global__ void copy_pipeline(int m, int n, int k, const double* A, const double* B, double* C) {
+  __shared__ double a[kStages][kTile][kTile], b[kStages][kTile][kTile];
+  const int tx = threadIdx.x, ty = threadIdx.y, i = blockIdx.y * kTile + ty, j = blockIdx.x * kTile + tx;
+  const int tiles = (k + kTile - 1) / kTile;
+  auto start = [&](int tile) {
+    if (tile < tiles) {
+      const int l = tile * kTile;
+      const bool a_inside = i < m && l + tx < k, b_inside = l + ty < k && j < n;
+      copy_async<1>(&a[tile % kStages][ty][tx], a_inside ? A + size_t(i) * k + l + tx : A, a_inside);
+      copy_async<1>(&b[tile % kStages][ty][tx], b_inside ? B + size_t(l + ty) * n + j : B, b_inside);
+    }
+    close_copy_group();
+  };
+  for (int tile = 0; tile < kStages - 1; ++tile) start(tile);
+  double sum = 0;
+  for (int tile = 0; tile < tiles; ++tile) {
+    wait_for_copy_groups<IN_FLIGHT>();
+    __syncthreads();
+    start(tile + kStages - 1);
+    for (int l = 0; l < kTile; ++l) sum += a[tile % kStages][ty][l] * b[tile % kStages][l][tx];
+  }
+  if (i < m && j < n) C[size_t(i) * n + j] = sum;
+}
+
 template <void (*Kernel)(int, int, int, const double*, const double*, double*)>
 void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   const dim3 block(16, 16), grid(blocks_for(n, 16), blocks_for(m, 16));
@@ -35,6 +74,21 @@ const MatmulStage short_sum = {{"wrong-sum", "", tut::Side::gpu, "tests/02-matmu
                                MatmulCode{nullptr, launch<drops_last_term>}};
 const MatmulStage short_row = {{"wrong-column", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
                                MatmulCode{nullptr, launch<skips_last_column>}};
+const MatmulStage short_slices = {{"wrong-slices", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                  MatmulCode{nullptr, launch<skips_partial_slice>}};
+const MatmulStage early_read = {{"wrong-early-read", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                MatmulCode{nullptr, launch<copy_pipeline<kStages - 1>>}};
+const MatmulStage timely_read = {{"pipeline", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                 MatmulCode{nullptr, launch<copy_pipeline<kStages - 2>>}};
+
+// cp.async is compiled in only for compute capability 8.0 and newer (and such code loads only
+// on such a GPU).
+bool has_async_copies() {
+  cudaFuncAttributes built;
+  const bool loaded = cudaFuncGetAttributes(&built, copy_pipeline<kStages - 2>) == cudaSuccess;
+  (void)cudaGetLastError();
+  return loaded && built.ptxVersion >= 80;
+}
 
 }  // namespace
 
@@ -44,4 +98,17 @@ TEST(SuiteRejectsWrongType, KernelThatDropsTheLastTerm) {
 
 TEST(SuiteRejectsWrongType, KernelThatSkipsTheLastColumn) {
   EXPECT_FALSE(matches_reference(short_row, {17, 19, 23}));
+}
+
+TEST(SuiteRejectsWrongType, KernelThatSkipsThePartialLastSlice) {
+  EXPECT_FALSE(matches_reference(short_slices, {17, 19, 23}));
+}
+
+// The same pipeline passes when it waits for the right group, so the early read is what is caught.
+TEST(SuiteRejectsWrongType, PipelineThatReadsAStageBeforeItsCopiesLand) {
+  if (!has_async_copies()) GTEST_SKIP() << "cp.async needs code for compute capability 8.0 or newer (GPU and -Dcuda-arch)";
+  for (const Shape& sh : {Shape{17, 19, 23}, Shape{384, 384, 384}}) {
+    EXPECT_TRUE(matches_reference(timely_read, sh));
+    EXPECT_FALSE(matches_reference(early_read, sh));
+  }
 }

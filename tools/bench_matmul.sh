@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Chapter 02-matmul's benchmark, written as CSV (the lesson's tables and plot come from it):
+#   NAME_matmul.csv   matmul_bench: every type and variant, 16 .. 8192, host to host and device
+#                     only, with the FP64 FMA rate of the same run (about 8 minutes on an H200)
+#   usage: tools/bench_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_matmul.sh build /tmp/r h200
+# Its Nsight Compute profile is tools/profile_matmul.sh.
+set -euo pipefail
+source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+dir=${1:?build directory}/chapters/02-matmul
+out=${2:?output directory}
+name=${3:-gpu}
+mkdir -p "$out"
+"$dir/matmul_bench" --csv > "$out/${name}_matmul.csv"
+echo "wrote $out/${name}_matmul.csv"
