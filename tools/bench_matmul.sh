@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 02-matmul's benchmark, written as CSV (the lesson's tables and plot come from it):
 #   NAME_matmul.csv   matmul_bench: every type and variant, 16 .. 8192, host to host and device
-#                     only, with the FP64 FMA rate of the same run (about 8 minutes on an H200)
+#                     only, with the FP64 FMA rate of the same run (under 2 minutes on an H200)
 #   usage: tools/bench_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_matmul.sh build /tmp/r h200
 # Its Nsight Compute profile is tools/profile_matmul.sh.
 set -euo pipefail

@@ -8,7 +8,8 @@
 // of A (transposed) and an 8x128 slice of B in shared memory; each thread then reads 8 values of
 // A and 8 of B and does 64 multiply-adds with them (an outer product). The next slices are
 // loaded from memory into registers while the current ones are used (two shared buffers, one
-// __syncthreads per step), with 16-byte loads where the matrices allow.
+// __syncthreads per step), with 16-byte loads where the matrices allow; and each l's 16 values
+// are read from shared memory while the previous l's multiply-adds run (two sets of registers).
 // Why it should help: gpu5 loads 5 shared values per 4 multiply-adds; here 16 per 64. The
 // multiply-adds, not the loads, now fill the instruction slots.
 // What still limits it: the FP64 units' rate (chapter 00's `peak`), which the FP64 tensor cores
@@ -75,18 +76,36 @@ __global__ void __launch_bounds__(kThreads) register_tiles(int m, int n, int k, 
     }
   };
 
+  // This thread's 8 values of A and 8 of B at step l of a buffer, read as double2s.
+  auto read_step = [&](int buffer, int l, double (&a)[TM], double (&b)[TN]) {
+    // TODO(exercise): the pairs q = 0..3 of A's row l at columns q * kStride + 2 ty (and + 1) into a,
+    //   and of B's row l at q * kStride + 2 tx into b, each pair one double2 load
+  };
+
   double acc[TM][TN] = {};
+  double a[2][TM], b[2][TN];  // this step's values and the next step's, read while this one's are used
   stage(load_slices(m, n, k, A, B, row0, col0, 0), 0);
   __syncthreads();
+  read_step(0, 0, a[0], b[0]);
   for (int l0 = 0, buffer = 0; l0 < k; l0 += BK, buffer ^= 1) {
     const bool more = l0 + BK < k;
     Slices next;
     if (more) next = load_slices(m, n, k, A, B, row0, col0, l0 + BK);  // in flight during the products
-    // TODO(exercise): for each l of the slice, read this thread's 8 values of A and 8 of B from the
-    //   shared buffers (as double2s) and add their outer product to acc
-
-    if (more) stage(next, buffer ^ 1);  // the other buffer: nobody reads it during this step
-    __syncthreads();
+#pragma unroll
+    for (int l = 0; l < BK; ++l) {
+      const int now = l % 2, then = (l + 1) % 2;
+      if (l < BK - 1) {
+        read_step(buffer, l + 1, a[then], b[then]);
+      } else {
+        // Before the last step's products: the next slices into the other buffer (read by nobody
+        // since the last barrier), the barrier, and the next tile's first values, whose loads
+        // then overlap this step's multiply-adds.
+        if (more) stage(next, buffer ^ 1);
+        __syncthreads();
+        if (more) read_step(buffer ^ 1, 0, a[then], b[then]);
+      }
+      // TODO(exercise): add the outer product of this step's 8 values of A and 8 of B (a[now], b[now]) to acc
+    }
   }
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
