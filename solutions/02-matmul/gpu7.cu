@@ -39,7 +39,7 @@ struct Tiling {
   static constexpr int MI = WM / 16, NI = WN / 8;             // its 16x8 products
   // Fragment loads read, per half-warp, rows g = 0..3 at columns t = 0..3 (A), or rows t at
   // columns g (B). With row strides of 4 (mod 16) doubles those 16 doubles fall in 32 distinct
-  // 4-byte banks; an unpadded stride of 16 or 128 doubles would put all of them in 8 banks.
+  // 4-byte banks; an unpadded stride (a multiple of 16 doubles) would put all of them in 8.
   static constexpr int kAStride = BK + kPad, kBStride = BN + kPad;
   static constexpr int kStageDoubles = BM * kAStride + BK * kBStride;
   static constexpr size_t kSharedBytes = size_t(STAGES) * kStageDoubles * sizeof(double);
