@@ -2,6 +2,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -27,12 +28,25 @@ CopyBandwidth time_copy(size_t bytes, int repeats, Copy copy) {
   return result;
 }
 
+// The source of a timed copy holds this byte everywhere, and the destination starts as zeros:
+// afterwards every copied byte of the destination must hold it.
+constexpr unsigned char kCopyPattern = 0x5A;
+
+bool holds_pattern(const void* device, size_t bytes) {
+  std::vector<unsigned char> host(bytes);
+  CUDA_CHECK(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDeviceToHost));
+  return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == kCopyPattern; });
+}
+
 CopyBandwidth measure_copy_bandwidth(size_t bytes, int repeats) {
   DeviceBuffer<char> src(bytes), dst(bytes);
-  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
-  return time_copy(bytes, repeats, [&](cudaStream_t stream) {
+  CUDA_CHECK(cudaMemset(src.get(), kCopyPattern, bytes));
+  CUDA_CHECK(cudaMemset(dst.get(), 0, bytes));
+  CopyBandwidth result = time_copy(bytes, repeats, [&](cudaStream_t stream) {
     CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
   });
+  result.verified = holds_pattern(dst.get(), bytes);
+  return result;
 }
 
 template <class T>  // float or float4
@@ -45,10 +59,12 @@ CopyBandwidth measure_kernel_copy_bandwidth(size_t bytes, int floats_per_thread,
   if (floats_per_thread != 1 && floats_per_thread != 4)
     throw std::invalid_argument("a kernel copy moves 1 or 4 floats per thread");
   DeviceBuffer<float> src(bytes / sizeof(float)), dst(bytes / sizeof(float));
-  CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+  CUDA_CHECK(cudaMemset(src.get(), kCopyPattern, bytes));
+  CUDA_CHECK(cudaMemset(dst.get(), 0, bytes));
   const size_t count = bytes / (sizeof(float) * floats_per_thread);  // whole elements: the tail is not copied
+  const size_t copied = count * sizeof(float) * floats_per_thread;
   const unsigned threads = 256, blocks = unsigned((count + threads - 1) / threads);
-  return time_copy(count * sizeof(float) * floats_per_thread, repeats, [&](cudaStream_t stream) {
+  CopyBandwidth result = time_copy(copied, repeats, [&](cudaStream_t stream) {
     if (floats_per_thread == 4)
       copy_elements<<<blocks, threads, 0, stream>>>(reinterpret_cast<const float4*>(src.get()),
                                                     reinterpret_cast<float4*>(dst.get()), count);
@@ -56,6 +72,8 @@ CopyBandwidth measure_kernel_copy_bandwidth(size_t bytes, int floats_per_thread,
       copy_elements<<<blocks, threads, 0, stream>>>(src.get(), dst.get(), count);
     CUDA_CHECK_LAUNCH();
   });
+  result.verified = holds_pattern(dst.get(), copied);
+  return result;
 }
 
 __global__ void empty_kernel() {}

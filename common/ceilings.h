@@ -10,6 +10,7 @@ struct CopyBandwidth {
   size_t bytes_per_buffer = 0;
   double gb_per_s = 0;  // (bytes read + bytes written) / median time, in 1e9 B/s
   TimingStats time;
+  bool verified = false;  // every copied byte arrived (checked on the host after the timing)
 };
 
 // Device-to-device cudaMemcpy between two fresh buffers of `bytes` each. A buffer much larger

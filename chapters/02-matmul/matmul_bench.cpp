@@ -110,6 +110,7 @@ int bench_main(int argc, const char* const* argv) {
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   std::set<std::string> unable;  // types that said why they cannot run here (said once)
+  bool all_ok = true;
   for (const Shape& sh : shapes) {
     const size_t a_count = size_t(sh.m) * sh.k, b_count = size_t(sh.k) * sh.n, c_count = size_t(sh.m) * sh.n;
     std::vector<double> A(a_count), B(b_count), C(c_count), reference(c_count);
@@ -154,12 +155,14 @@ int bench_main(int argc, const char* const* argv) {
         continue;
       }
       row.set("check", ok ? "ok" : "FAIL");
+      all_ok = all_ok && ok;
       if (!ok) std::cerr << "matmul_bench: " << name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
   table.print(std::cout, format);
-  return 0;
+  if (!all_ok) std::cerr << "matmul_bench: some results did not match OpenBLAS (rows with check FAIL)\n";
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 //   usage: matmult_f TYPE m n k [bs]     (TYPE: a type of matmul.stages, or a variant the
 //                                         benchmark sweeps, such as gpu4_8, run the same way)
 //   environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] MFLOPS_MAX_IT=[inf]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,15 +20,25 @@
 
 namespace {
 
-double env_number(const char* name, double fallback, double min) {
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// The environment variable `name` as a number in [min, max], or `fallback` when it is not set.
+double env_number(const char* name, double fallback, double min, double max = INFINITY) {
   const char* text = std::getenv(name);
   if (!text || !*text) return fallback;
   char* end = nullptr;
   const double value = std::strtod(text, &end);
-  if (*end != '\0' || !(value >= min))
-    throw tut::UsageError(std::string(name) + " must be a number >= " + std::to_string(int(min)) + ", got '" + text + "'");
+  if (*end != '\0' || !(value >= min && value <= max))
+    throw tut::UsageError(std::string(name) + " must be a number from " + shortest(min) + " to " +
+                          (std::isinf(max) ? std::string("infinity") : shortest(max)) + ", got '" + text + "'");
   return value;
 }
+
+constexpr double kMaxSeconds = 3600;  // MFLOPS_MIN_T beyond an hour is a typo, not a measurement
 
 void print_matrix(const char* name, const std::vector<double>& M, int rows, int cols) {
   std::printf("%s =\n", name);
@@ -54,9 +65,12 @@ std::string variant_names() {
 
 int driver_main(int argc, char** argv) {
   const std::string types = tut::stage_names(matmul_stages());
-  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+  const bool help = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    return std::string(a) == "--help" || std::string(a) == "-h";
+  });
+  if (help) {
     std::printf("usage: matmult_f TYPE m n k [bs]\n  TYPE: %s\n     or a variant: %s\n  C (m x n) = A (m x k) B (k x n), double, row-major\n"
-                "environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] "
+                "environment: MATMULT_COMPARE={0|[1]} MATMULT_RESULTS={[0]|1} MFLOPS_MIN_T=[3.0] (seconds, at most 3600) "
                 "MFLOPS_MAX_IT=[infinity]\n", types.c_str(), variant_names().c_str());
     return 0;
   }
@@ -72,7 +86,7 @@ int driver_main(int argc, char** argv) {
   if (argc == 6) tut::parse_integer("bs", argv[5], 1, 1 << 20);  // accepted for the course's blk, unused here
   const bool compare = env_number("MATMULT_COMPARE", 1, 0) != 0;
   const bool results = env_number("MATMULT_RESULTS", 0, 0) != 0;
-  const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0);
+  const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0, kMaxSeconds);
   const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
   if (!stage || stage->on_device()) tut::require_device();
 

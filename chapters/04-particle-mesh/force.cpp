@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     const double copy_gbps = note_device_and_ceiling(table, device);
     table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
                                  std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
-    table.add_note("check", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
+    table.add_note("validation", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
 
     std::vector<float> pot(cells), f(cells);
     tut::fill_random(pot.data(), cells, uint64_t(o.seed));

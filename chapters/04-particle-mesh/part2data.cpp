@@ -88,7 +88,7 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
   const double copy_gbps = note_device_and_ceiling(table, device);
   table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
                                std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
-  table.add_note("check", "every stage's cells equal the cpu stage's, exactly");
+  table.add_note("validation", "every stage's cells equal the cpu stage's, exactly");
   tut::DeviceBuffer<float> d_pos;
   tut::DeviceBuffer<int> d_data;
   if (device.usable) {

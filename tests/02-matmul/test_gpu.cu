@@ -63,6 +63,22 @@ __global__ void copy_pipeline(int m, int n, int k, const double* A, const double
   if (i < m && j < n) C[size_t(i) * n + j] = sum;
 }
 
+// gpu5's idea on 16x16 tiles, without the barrier between a tile's products and the next tile's
+// loads: a fast warp may overwrite a tile that a slow one still reads. The numbers usually come
+// out right anyway; racecheck reports the hazard at once (meson test sanitize-rejects-missing-barrier).
+__global__ void tiles_without_second_barrier(int m, int n, int k, const double* A, const double* B, double* C) {
+  __shared__ double a[16][16], b[16][16];
+  const int tx = threadIdx.x, ty = threadIdx.y, i = blockIdx.y * 16 + ty, j = blockIdx.x * 16 + tx;
+  double sum = 0;
+  for (int l0 = 0; l0 < k; l0 += 16) {
+    a[ty][tx] = (i < m && l0 + tx < k) ? A[size_t(i) * k + l0 + tx] : 0.0;
+    b[ty][tx] = (l0 + ty < k && j < n) ? B[size_t(l0 + ty) * n + j] : 0.0;
+    __syncthreads();
+    for (int l = 0; l < 16; ++l) sum += a[ty][l] * b[l][tx];
+  }
+  if (i < m && j < n) C[size_t(i) * n + j] = sum;
+}
+
 template <void (*Kernel)(int, int, int, const double*, const double*, double*)>
 void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   const dim3 block(16, 16), grid(blocks_for(n, 16), blocks_for(m, 16));
@@ -83,6 +99,9 @@ const MatmulStage timely_read = {{"pipeline", "", tut::Side::gpu, "tests/02-matm
 
 // cp.async is compiled in only for compute capability 8.0 and newer (and such code loads only
 // on such a GPU).
+const MatmulStage no_barrier = {{"wrong-no-barrier", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                MatmulCode{nullptr, launch<tiles_without_second_barrier>}};
+
 bool has_async_copies() {
   cudaFuncAttributes built;
   const bool loaded = cudaFuncGetAttributes(&built, copy_pipeline<kStages - 2>) == cudaSuccess;
@@ -111,4 +130,11 @@ TEST(SuiteRejectsWrongType, PipelineThatReadsAStageBeforeItsCopiesLand) {
     EXPECT_TRUE(matches_reference(timely_read, sh));
     EXPECT_FALSE(matches_reference(early_read, sh));
   }
+}
+
+// Not a check of its own: the target that the sanitize suite must catch (its numbers are not
+// asserted, since a race may or may not change them).
+TEST(SanitizerTarget, TiledKernelWithoutItsSecondBarrier) {
+  const testing::AssertionResult numbers = matches_reference(no_barrier, {96, 80, 112});
+  RecordProperty("numbers", numbers ? "right" : "wrong");
 }

@@ -2,6 +2,7 @@
 // command line, and the wording of CUDA errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
@@ -98,6 +99,42 @@ TEST(Validate, ToleranceIsAbsolutePlusRelative) {
   const std::vector<double> inside = {100.0 + 0.9e-3, 0.9e-6}, outside = {100.0 + 1.2e-3, 0.0};
   EXPECT_TRUE(tut::compare(inside.data(), want.data(), {2, 1, 1}, kTight).ok());  // 1e-6 + 1e-5 * 100 = 1.001e-3
   EXPECT_FALSE(tut::compare(outside.data(), want.data(), {2, 1, 1}, kTight).ok());
+}
+
+// The semantics every chapter's checks rest on, each pinned so that a plausible slip fails here.
+TEST(Validate, RelativeToleranceIsTakenFromTheReference) {
+  const tut::Tolerance relative{0.0, 0.5};  // within half of the reference's magnitude
+  const std::vector<double> want = {1.0}, far = {1.9}, near = {1.4};
+  EXPECT_FALSE(tut::compare(far.data(), want.data(), {1, 1, 1}, relative).ok());  // 0.9 > 0.5 * |1|, though < 0.5 * |1.9|
+  EXPECT_TRUE(tut::compare(near.data(), want.data(), {1, 1, 1}, relative).ok());
+}
+
+TEST(Validate, AnErrorEqualToTheToleranceIsAccepted) {
+  const tut::Tolerance tol{0.25, 0.5};  // exact in binary: the bound for a reference of 2 is 1.25
+  const std::vector<double> want = {2.0}, on_bound = {3.25}, past_bound = {std::nextafter(3.25, 4.0)};
+  EXPECT_TRUE(tut::compare(on_bound.data(), want.data(), {1, 1, 1}, tol).ok());
+  EXPECT_FALSE(tut::compare(past_bound.data(), want.data(), {1, 1, 1}, tol).ok());
+}
+
+TEST(Validate, PoisonReachesEveryElement) {
+  for (size_t n : {1, 2, 7, 1000}) {
+    std::vector<float> f(n, 1.0f);
+    std::vector<double> d(n, 1.0);
+    tut::poison(f.data(), n);
+    tut::poison(d.data(), n);
+    EXPECT_TRUE(std::all_of(f.begin(), f.end(), [](float v) { return std::isnan(v); })) << n << " floats";
+    EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](double v) { return std::isnan(v); })) << n << " doubles";
+  }
+}
+
+TEST(Validate, EveryElementIsCompared) {
+  const auto want = random_values(kBox.count(), 11);
+  for (size_t wrong : {size_t(0), kBox.count() / 2, kBox.count() - 1}) {
+    auto got = want;
+    got[wrong] += 1.0f;
+    const tut::ValidationReport r = tut::compare(got.data(), want.data(), kBox, kTight);
+    EXPECT_EQ(r.mismatches, 1u) << "element " << wrong;
+  }
 }
 
 TEST(Validate, RandomFillIsReproducibleAndNotConstant) {

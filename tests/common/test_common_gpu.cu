@@ -35,6 +35,8 @@ TEST(Ceilings, CopyBandwidthIsPositiveAndUnderTheMemorysTheoreticalRate) {
   const tut::CopyBandwidth copy = tut::measure_copy_bandwidth(size_t(256) << 20, 5);
   EXPECT_GT(copy.gb_per_s, 0.05 * theoretical_gbps);
   EXPECT_LT(copy.gb_per_s, 1.02 * theoretical_gbps) << "theoretical " << theoretical_gbps << " GB/s";
+  EXPECT_TRUE(copy.verified) << "the timed copy did not deliver every byte";
+  EXPECT_TRUE(tut::measure_kernel_copy_bandwidth(size_t(64) << 20, 4, 3).verified);
 }
 
 TEST(Ceilings, EmptyLaunchTakesMicrosecondsNotZero) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Runs a GPU test program's cases under Compute Sanitizer, one tool after another: memcheck
+(out-of-bounds and misaligned accesses, leaks of device memory), racecheck (shared-memory
+hazards: a missing __syncthreads), synccheck (barriers used wrongly) and initcheck (device
+memory read before it was written). The first error any tool reports fails the test, with that
+tool's first message; the cases' own failures fail it too.
+
+usage: sanitize.py [--tools memcheck,racecheck,...] [--expect-error] PROGRAM [ARGUMENTS...]
+  --expect-error  the opposite: pass only if a tool reports an error (for the deliberately
+                  wrong kernels the suite keeps, to show that it can fail)
+Exit 77 (SKIP) without a GPU or without compute-sanitizer.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+ERROR_EXIT = 86  # what compute-sanitizer returns when it reported an error
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+SUMMARY = re.compile(r"(ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) error)")
+
+
+def find_sanitizer():
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for home in (os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"):
+        candidate = os.path.join(home, "compute-sanitizer", "compute-sanitizer")
+        if home and os.access(candidate, os.X_OK):
+            return candidate
+        candidate = os.path.join(home, "bin", "compute-sanitizer")
+        if home and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def first_message(output):
+    """The sanitizer's first report: its first '=========' line that is not a banner or a summary."""
+    for line in output.splitlines():
+        text = line.removeprefix("=========").strip()
+        if line.startswith("=========") and text and "SUMMARY" not in text and not text.startswith("COMPUTE-SANITIZER"):
+            return text
+    return "(no message)"
+
+
+def main(argv):
+    tools, expect_error = TOOLS, False
+    while argv and argv[0].startswith("--"):
+        option = argv.pop(0)
+        if option == "--expect-error":
+            expect_error = True
+        elif option == "--tools":
+            tools = tuple(argv.pop(0).split(","))
+        else:
+            print(__doc__)
+            return 2
+    if not argv:
+        print(__doc__)
+        return 2
+    program = argv
+    listing = subprocess.run([program[0], "--gtest_list_tests", *program[1:]], capture_output=True, text=True)
+    if listing.returncode == SKIP:
+        print(listing.stdout.strip() or "skipped: no usable GPU")
+        return SKIP
+    sanitizer = find_sanitizer()
+    if not sanitizer:
+        print("skipped: compute-sanitizer is not on the PATH (it comes with the CUDA toolkit)")
+        return SKIP
+    caught = []
+    for tool in tools:
+        run = subprocess.run([sanitizer, "--tool", tool, "--error-exitcode", str(ERROR_EXIT), *program],
+                             capture_output=True, text=True)
+        output = run.stdout + run.stderr
+        errors = sum(int(m.group(2) or m.group(3)) for m in SUMMARY.finditer(output))
+        if run.returncode == SKIP:
+            print("skipped:", output.strip().splitlines()[-1] if output.strip() else "no usable GPU")
+            return SKIP
+        if run.returncode == ERROR_EXIT or errors:
+            caught.append(tool)
+            print(f"{tool}: {errors or 'an'} error(s); the first: {first_message(output)}")
+        elif run.returncode != 0:
+            print(f"{tool}: the cases themselves failed (exit {run.returncode}):")
+            print("\n".join(output.strip().splitlines()[-15:]))
+            return 1
+        else:
+            print(f"{tool}: clean")
+    if expect_error:
+        print("caught, as it must be" if caught else "FAIL: no tool reported the error this program has")
+        return 0 if caught else 1
+    return 1 if caught else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
