@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,16 @@ inline void expect_stops_at_the_tolerance(const PoissonStage& s) {
   EXPECT_EQ(r.iterations % o.check_every, 0) << s.name;
   EXPECT_GE(r.change_norm, 0.0) << s.name;
   EXPECT_LT(r.change_norm, o.tolerance) << s.name;
+  // The norm itself, ||u_k - u_(k-1)||_2 over the interior, recomputed from the reference's
+  // last two iterates: a norm without its square root (or over other points) is caught here.
+  const std::vector<double> last = reference_jacobi(p, r.iterations), before = reference_jacobi(p, r.iterations - 1);
+  double sum = 0;
+  const int w = p.grid.width();
+  for (int row = 1; row <= p.grid.N; ++row)
+    for (int c = 1; c <= p.grid.N; ++c) sum += std::pow(last[size_t(row) * w + c] - before[size_t(row) * w + c], 2);
+  EXPECT_NEAR(r.change_norm, std::sqrt(sum), 1e-9 * std::sqrt(sum)) << s.name << ": the change norm it reports";
 }
 
-// Sizes that divide no block: 1, 2, 3 and two odd ones.
-inline std::vector<int> awkward_sizes() { return {1, 2, 3, 37, 129}; }
+// Sizes that divide no block (1, 2, 3 and two odd ones), and multiples of 8, 16 and 32, where a
+// grid one block short, or long, shows.
+inline std::vector<int> awkward_sizes() { return {1, 2, 3, 8, 16, 32, 37, 64, 96, 129}; }

@@ -17,9 +17,11 @@ inline void PrintTo(const ForceStage* s, std::ostream* out) { *out << s->name; }
 
 // ---- part2data ----
 
-// Meshes with an exact cell size (a power of two), an inexact one (0.1 is not a binary
-// fraction, so x / dx rounds), and a single cell.
-inline std::vector<Mesh> part2data_meshes() { return {{16, 1.0f / 16}, {37, 0.1f}, {1, 0.5f}}; }
+// Meshes with an exact cell size (a power of two), inexact ones (0.1 and 0.01 are not binary
+// fractions, so x / dx rounds: on the 100-cell mesh the largest position's quotient rounds up
+// to 100, one past the last cell, so binning without the clamp writes out of range), and a
+// single cell.
+inline std::vector<Mesh> part2data_meshes() { return {{16, 1.0f / 16}, {37, 0.1f}, {100, 0.01f}, {1, 0.5f}}; }
 
 // Particle counts that divide no block, the largest over a million.
 inline std::vector<int> particle_counts() { return {1, 31, 1000003}; }
