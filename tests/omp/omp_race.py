@@ -5,8 +5,9 @@
     understood (a variable shared by mistake is reported however the threads interleaved).
 The first problem found fails the test, naming the stage and the line.
 
-usage: omp_race.py [--expect-failure] STAGE BINARY ARCHER_LIBRARY
-  --expect-failure  pass only if a problem is found (the deliberately wrong stages)
+usage: omp_race.py [--expect-failure] STAGE MESSAGE BINARY ARCHER_LIBRARY
+  MESSAGE           what to say when the stage starts no threads (its IDEA line's message)
+  --expect-failure  pass only if a problem is found (the stage before it, deliberately wrong ones)
 Exit 77 (SKIP) where the build found no clang++ or no Archer (BINARY or ARCHER is "none").
 """
 import os
@@ -17,10 +18,10 @@ import sys
 SKIP, RACE_EXIT = 77, 66
 
 
-def problem(stage, binary, archer):
+def problem(stage, message, binary, archer):
     symbols = subprocess.run(["nm", "-u", binary], capture_output=True, text=True).stdout
     if "__kmpc_fork_call" not in symbols:
-        return f"{stage}: the stage never starts OpenMP threads (its #pragma omp parallel is missing?)"
+        return f"{stage}: {message}"
     env = {**os.environ, "OMP_NUM_THREADS": "4", "OMP_TOOL_LIBRARIES": archer,
            "TSAN_OPTIONS": f"exitcode={RACE_EXIT} report_signal_unsafe=0 ignore_noninstrumented_modules=1"}
     run = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=300)
@@ -38,15 +39,15 @@ def problem(stage, binary, archer):
 def main(argv):
     expect_failure = argv[:1] == ["--expect-failure"]
     argv = argv[1:] if expect_failure else argv
-    if len(argv) != 3:
+    if len(argv) != 4:
         print(__doc__)
         return 2
-    stage, binary, archer = argv
+    stage, message, binary, archer = argv
     if binary == "none" or archer == "none" or not os.path.exists(archer):
         print("skipped: this build found no clang++ with OpenMP and ThreadSanitizer's Archer "
               "(Debian/Ubuntu: apt-get install clang libomp-dev)")
         return SKIP
-    found = problem(stage, binary, archer)
+    found = problem(stage, message, binary, archer)
     print(found or f"{stage}: starts OpenMP threads, and ThreadSanitizer saw no race")
     if expect_failure:
         return 0 if found else 1

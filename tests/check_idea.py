@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Checks that a stage's compiled code shows its idea (the IDEA line after the stage's line in
+its list, see common/stages.h):
+  ptx     PATTERN, a regular expression, is found in the PTX of the stage's file;
+  symbol  the stage's object calls a function that PATTERN names (nm's undefined symbols).
+A failing check prints "STAGE: MESSAGE", the message of the IDEA line.
+
+usage: check_idea.py ptx|symbol PATTERN [--expect-failure] STAGE MESSAGE FILE
+  --expect-failure  pass only if the idea is missing (the stage before, which lacks it)
+"""
+import re
+import subprocess
+import sys
+
+
+def has_idea(kind, pattern, path):
+    if kind == "ptx":
+        return re.search(pattern, open(path).read()) is not None
+    undefined = subprocess.run(["nm", "-u", path], capture_output=True, text=True, check=True).stdout
+    return re.search(pattern, undefined) is not None
+
+
+def main(argv):
+    if len(argv) < 5 or argv[0] not in ("ptx", "symbol"):
+        print(__doc__)
+        return 2
+    kind, pattern, rest = argv[0], argv[1], argv[2:]
+    expect_failure = rest[:1] == ["--expect-failure"]
+    stage, message, path = rest[1:] if expect_failure else rest
+    found = has_idea(kind, pattern, path)
+    print(f"{stage}: " + ("has its idea" if found else message) + f" ({kind} /{pattern}/)")
+    if expect_failure:
+        return 1 if found else 0
+    return 0 if found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
