@@ -1,5 +1,8 @@
 // The CPU stages of chapter 01-heat against the tests' own reference, and a deliberately
 // wrong CPU stage that the checks must reject.
+#include <algorithm>
+#include <cmath>
+
 #include "heat_test_support.h"
 
 INSTANTIATE_TEST_SUITE_P(heat, HeatStageTest, testing::ValuesIn(tut::stages_on(heat_stages(), tut::Side::cpu)),
@@ -23,6 +26,29 @@ const HeatStage wrong_cpu = {{"wrong-cpu", "skips the end of each row", tut::Sid
                              "-", HeatCode{step_skipping_row_end}};
 
 }  // namespace
+
+namespace {
+
+// The reference's step with one cell off by error_in_bounds times the tolerance the suite
+// states, 1e-6 + 1e-5 |reference| (written out here, so that loosening it fails this test).
+double error_in_bounds = 0;
+void off_by_a_known_error(const HeatGrid& g, float, const float* in, float* out) {
+  const std::vector<float> want = reference_heat(g, std::vector<float>(in, in + g.cells()), 1);
+  std::copy(want.begin(), want.end(), out);
+  const size_t centre = (size_t(g.nz / 2) * g.ny + g.ny / 2) * g.nx + g.nx / 2;
+  out[centre] += float(error_in_bounds * (1e-6 + 1e-5 * std::fabs(want[centre])));
+}
+const HeatStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"}, "-",
+                         HeatCode{off_by_a_known_error}};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongStage, AnErrorJustPastTheToleranceButNotOneJustInside) {
+  error_in_bounds = 0.9;
+  EXPECT_TRUE(matches_reference(probe, {37, 29, 23}, 1, {}));
+  error_in_bounds = 1.1;
+  EXPECT_FALSE(matches_reference(probe, {37, 29, 23}, 1, {}));
+}
 
 TEST(SuiteRejectsWrongStage, CpuStageThatSkipsTheEndOfEachRow) {
   EXPECT_FALSE(matches_reference(wrong_cpu, {37, 29, 23}, 5, {}));

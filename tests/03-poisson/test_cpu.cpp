@@ -66,8 +66,29 @@ SolveResult wrong_solve(const PoissonProblem& p, std::vector<double>& u, const S
 
 const PoissonStage wrong_cpu = {{"wrong-cpu", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"}, {wrong_solve}};
 
+// The reference's field with one point off by error_in_bounds times the tolerance the suite
+// states, 1e-12 + 1e-12 |reference| (written out here, so that loosening it fails this test).
+double error_in_bounds = 0;
+SolveResult off_by_a_known_error(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  u = reference_jacobi(p, o.max_iterations);
+  const size_t centre = size_t(p.grid.N / 2 + 1) * p.grid.width() + p.grid.N / 2 + 1;
+  u[centre] += error_in_bounds * (1e-12 + 1e-12 * std::fabs(u[centre]));
+  SolveResult r;
+  r.iterations = o.max_iterations;
+  return r;
+}
+const PoissonStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"},
+                            {off_by_a_known_error}};
+
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, CpuSweepThatSkipsTheLastColumn) {
   EXPECT_FALSE(matches_reference(wrong_cpu, 37, 10));
+}
+
+TEST(SuiteRejectsWrongStage, AnErrorJustPastTheToleranceButNotOneJustInside) {
+  error_in_bounds = 0.9;
+  EXPECT_TRUE(matches_reference(probe, 37, 10));
+  error_in_bounds = 1.1;
+  EXPECT_FALSE(matches_reference(probe, 37, 10));
 }

@@ -1,4 +1,6 @@
 // The CPU stages of chapter 04-particle-mesh, and a deliberately wrong stage per kernel.
+#include <cmath>
+
 #include "pm_test_support.h"
 
 class Part2DataCpuTest : public testing::TestWithParam<const Part2DataStage*> {};
@@ -52,10 +54,33 @@ void clamped_ends(const Mesh& m, int axis, const float* pot, float* f) {
 const ForceStage wrong_force = {{"wrong-clamped-ends", "", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
                                 ForceCode{clamped_ends, kEveryAxis}};
 
+// The reference's force, rounded to float, with the cell of the smallest force (where a float
+// resolves the bound finely) off by error_in_bounds times the tolerance the suite states,
+// 1e-6 + 1e-6 |reference| (written out here, so that loosening it fails this test).
+double error_in_bounds = 0;
+void off_by_a_known_error(const Mesh& m, int axis, const float* pot, float* f) {
+  const std::vector<double> want = reference_force(m, axis, std::vector<float>(pot, pot + m.cells()));
+  size_t smallest = 0;
+  for (size_t c = 0; c < want.size(); ++c) {
+    f[c] = float(want[c]);
+    if (std::fabs(want[c]) < std::fabs(want[smallest])) smallest = c;
+  }
+  f[smallest] = float(want[smallest] + error_in_bounds * (1e-6 + 1e-6 * std::fabs(want[smallest])));
+}
+const ForceStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
+                          ForceCode{off_by_a_known_error, kEveryAxis}};
+
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, Part2DataWithSwappedAxes) { EXPECT_FALSE(bins_exactly(wrong_part2data, {37, 0.1f}, 31)); }
 
 TEST(SuiteRejectsWrongStage, ForceThatDoesNotWrapAround) {
   for (int axis : {kAxisX, kAxisY, kAxisZ}) EXPECT_FALSE(differentiates(wrong_force, 16, axis));
+}
+
+TEST(SuiteRejectsWrongStage, ForceErrorJustPastTheToleranceButNotOneJustInside) {
+  error_in_bounds = 0.9;
+  EXPECT_TRUE(differentiates(probe, 16, kAxisY));
+  error_in_bounds = 1.1;
+  EXPECT_FALSE(differentiates(probe, 16, kAxisY));
 }
