@@ -60,14 +60,17 @@ std::vector<const Stage*> parse_stage_list(const std::string& option, const std:
                                            const std::vector<const Stage*>& known) {
   if (text == "all") return known;
   std::vector<const Stage*> chosen;
-  std::stringstream list(text);
-  std::string name;
-  while (std::getline(list, name, ',')) {
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) throw UsageError(option + ": an empty stage name in '" + text + "' (a comma too many?)");
     auto it = std::find_if(known.begin(), known.end(), [&](const Stage* s) { return name == s->name; });
     if (it == known.end()) throw UsageError(option + ": unknown stage '" + name + "' (known: all, " + stage_names(known) + ")");
+    if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end())
+      throw UsageError(option + ": stage '" + name + "' is named twice");
     chosen.push_back(*it);
   }
-  if (chosen.empty()) throw UsageError(option + ": no stage named");
   return chosen;
 }
 

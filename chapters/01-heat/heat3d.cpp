@@ -22,6 +22,8 @@
 
 namespace {
 
+const HeatStage& reference_stage() { return tut::stage_named(heat_stages(), "v0"); }
+
 struct Options {
   int nx = 128, ny = 128, nz = 128, steps = 5000;
   int repeats = 5, cpu_steps = 20, seed = 2016;
@@ -72,6 +74,11 @@ Options parse(int argc, const char* const* argv) {
   cli.add_flag("check", &o.check, "only validate: run every stage at the full size and steps, compare with v0, no timing");
   cli.add_format(&o.format);
   cli.parse(argc, argv);
+  const bool any_gpu_stage = std::any_of(o.stages.begin(), o.stages.end(), [](const HeatStage* s) { return s->on_device(); });
+  if (o.block.x && !any_gpu_stage)
+    throw tut::UsageError("--block applies to GPU stages, and none is among --stage");
+  if (o.check && std::all_of(o.stages.begin(), o.stages.end(), [](const HeatStage* s) { return s == &reference_stage(); }))
+    throw tut::UsageError("--check compares stages with v0, the reference: name another stage to check");
   if (o.block.x)
     for (const HeatStage* s : o.stages) {
       if (!s->on_device()) continue;
@@ -96,7 +103,6 @@ std::string dims(const HeatGrid& g) {
 }
 
 // v0: what every stage is checked against and every speed-up counted from.
-const HeatStage& reference_stage() { return tut::stage_named(heat_stages(), "v0"); }
 
 dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.code.block; }
 

@@ -28,6 +28,7 @@ namespace {
 struct Options {
   const PoissonStage* stage = nullptr;
   int N = 0, iterations = 0, parts = 0, check_every = 100;
+  bool check_every_given = false;
   double tolerance = 0;
   std::string pgm;
   tut::Format format = tut::Format::human;
@@ -51,8 +52,17 @@ Options parse(int argc, char** argv) {
                           "VERSION: " + stage_names() + "; N interior points per side; tolerance: stop once\n"
                           "||u_new - u||_2 < tolerance, checked every --check-every iterations (not for multi, nccl).");
   cli.add_int("parts", &o.parts, "multi, nccl: row blocks, one per GPU (default: every visible GPU)", 1, 64);
-  cli.add_int("check-every", &o.check_every, "iterations between two checks of the tolerance", 1, 1000000);
-  cli.add_value("pgm", "FILE", "write the solution as a grey-level PGM image", "", [&](const std::string& t) { o.pgm = t; });
+  cli.add_value("check-every", "K", "iterations between two checks of the tolerance", "100", [&](const std::string& t) {
+    o.check_every = int(tut::parse_integer("--check-every", t, 1, 1000000));
+    o.check_every_given = true;
+  });
+  cli.add_value("pgm", "FILE", "write the solution as a grey-level PGM image", "", [&](const std::string& t) {
+    if (t.empty()) throw tut::UsageError("--pgm needs a file name");
+    // Opened now, for appending (nothing is overwritten yet), so that an unwritable path stops
+    // the program before the solve, not after it.
+    if (!std::ofstream(t, std::ios::app)) throw tut::UsageError("--pgm: cannot write " + t);
+    o.pgm = t;
+  });
   cli.add_format(&o.format);
   cli.parse(int(flags.size()), flags.data());
   if (positional.size() < 3 || positional.size() > 4)
@@ -69,6 +79,11 @@ Options parse(int argc, char** argv) {
     if (o.stage->multi_gpu())
       throw tut::UsageError(std::string(o.stage->name) + " runs a fixed number of iterations: drop the tolerance");
   }
+  if (o.check_every_given && o.tolerance == 0)
+    throw tut::UsageError("--check-every says how often to check the tolerance, and no tolerance is given");
+  if (o.parts && !o.stage->multi_gpu())
+    throw tut::UsageError("--parts splits the rows over GPUs for multi and nccl; " + std::string(o.stage->name) +
+                          " runs on " + (o.stage->on_device() ? "one GPU" : "the CPU"));
   return o;
 }
 

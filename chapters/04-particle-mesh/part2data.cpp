@@ -8,6 +8,7 @@
 //   build: meson compile -C build particle-mesh
 //   run:   build/chapters/04-particle-mesh/part2data
 //          build/chapters/04-particle-mesh/part2data --transfers --streams 4 --chunks 16 --csv
+#include <algorithm>
 #include <climits>
 #include <iostream>
 
@@ -46,6 +47,14 @@ Options parse(int argc, const char* const* argv) {
   cli.add_format(&o.format);
   cli.parse(argc, argv);
   o.block = unsigned(block);
+  const auto given = [&](const std::string& name) {
+    return std::any_of(argv + 1, argv + argc, [&](const char* a) {
+      const std::string arg = a;
+      return arg == name || arg.rfind(name + "=", 0) == 0;
+    });
+  };
+  for (const char* name : {"--streams", "--chunks"})
+    if (!o.transfers && given(name)) throw tut::UsageError(std::string(name) + " applies to --transfers, which is not given");
   return o;
 }
 

@@ -10,7 +10,10 @@ jacobi = sys.argv[1]
 failures = []
 for args in (["gpu9", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-1"], ["cpu", "x", "10"], ["cpu", "10"],
              ["cpu", "10", "10", "-1e-3"], ["cpu", "10", "10", "abc"], ["multi", "10", "10", "1e-3"],
-             ["cpu", "10", "10", "--parts", "0"], ["cpu", "10", "10", "--bogus"], ["cpu", "10", "10", "1", "2"]):
+             ["cpu", "10", "10", "--parts", "0"], ["cpu", "10", "10", "--bogus"], ["cpu", "10", "10", "1", "2"],
+             ["gpu2", "10", "10", "--parts", "2"],  # --parts is for the multi-GPU stages
+             ["cpu", "10", "10", "--check-every", "5"],  # no tolerance to check
+             ["cpu", "10", "10", "--pgm", ""], ["cpu", "10", "10", "--pgm", "/nonexistent-dir/u.pgm"]):
     r = subprocess.run([jacobi, *args], capture_output=True, text=True, timeout=60)
     lines = r.stderr.strip().splitlines()
     if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("jacobi: error: "):
