@@ -1,6 +1,7 @@
 #include "device.h"
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "check.h"
@@ -124,6 +125,18 @@ void require_device_memory(size_t bytes, const std::string& what) {
   if (bytes > free_bytes)
     throw UsageError(what + " needs " + format_bytes(double(bytes)) + " of device memory, but only " +
                      format_bytes(double(free_bytes)) + " of " + format_bytes(double(total)) + " is free");
+}
+
+void require_host_memory(size_t bytes, const std::string& what) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kib = 0;
+  while (meminfo >> key >> kib && key != "MemAvailable:") meminfo.ignore(256, '\n');
+  if (key != "MemAvailable:") return;
+  const double available = double(kib) * 1024.0;
+  if (double(bytes) > available)
+    throw UsageError(what + " needs " + format_bytes(double(bytes)) + " of host memory, but only " +
+                     format_bytes(available) + " is available");
 }
 
 }  // namespace tut

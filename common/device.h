@@ -79,5 +79,9 @@ class PinnedBuffer {
 
 // Throws a UsageError (exit code 2) when `bytes` more would not fit in free device memory.
 void require_device_memory(size_t bytes, const std::string& what);
+// The same for the host, against what Linux says is available (MemAvailable in /proc/meminfo),
+// so that a size too large stops at once instead of in the out-of-memory killer. Where that
+// figure cannot be read, nothing is checked.
+void require_host_memory(size_t bytes, const std::string& what);
 
 }  // namespace tut

@@ -271,6 +271,8 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
 int heat_main(int argc, const char* const* argv) {
   const Options o = parse(argc, argv);
   const HeatGrid grid{o.nx, o.ny, o.nz};
+  // The initial field, the reference's result, a stage's result and a working copy.
+  tut::require_host_memory(4 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (four copies on the host)");
   const tut::DeviceInfo device = tut::find_device();
   tut::require_device_unless_cpu_stages(o.stages, device);
   std::vector<const HeatStage*> stages;

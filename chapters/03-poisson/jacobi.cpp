@@ -124,6 +124,8 @@ Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<do
 
 int jacobi_main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  const size_t cells = size_t(o.N + 2) * (o.N + 2);  // the source, the initial field, the solution, a spare
+  tut::require_host_memory(4 * cells * sizeof(double), "an N = " + std::to_string(o.N) + " grid (four fields on the host)");
   const PoissonProblem problem = radiator_problem(o.N);
   tut::DeviceInfo device;
   int gpus = 0;

@@ -227,6 +227,9 @@ int main(int argc, char** argv) {
   return tut::run_main("part2data", [&] {
     const Options o = parse(argc, argv);
     const Mesh m{o.N, 1.0f / float(o.N)};
+    // The positions (12 B), the reference's cells and a stage's (4 B each), and pinned copies of
+    // both for --transfers.
+    tut::require_host_memory(size_t(o.np) * (o.transfers ? 40 : 20), std::to_string(o.np) + " particles");
     const tut::DeviceInfo device = tut::find_device();
     if (o.transfers && !device.usable) throw tut::NoDeviceError("the transfer table needs a GPU: " + device.why_not);
     tut::require_device_unless_cpu_stages(o.stages, device);
