@@ -57,8 +57,9 @@ inline testing::AssertionResult writes_interior_only(const HeatStage& s, const H
 }
 
 // Sizes that divide no block: every shape up to 3x3x3 (most have no interior at all), two
-// odd ones, and rows of 68 cells (whole float4s, but half a warp of them), plus the seed's
-// default size.
+// odd ones, and rows of 68 cells (whole float4s, but half a warp of them); and sizes that every
+// stage's block divides, in the whole grid (128x32x8) and in its interior (130x34x10), where a
+// grid one block short or long shows.
 inline std::vector<HeatGrid> awkward_grids() {
   std::vector<HeatGrid> grids;
   for (int nz = 1; nz <= 3; ++nz)
@@ -67,6 +68,8 @@ inline std::vector<HeatGrid> awkward_grids() {
   grids.push_back({37, 29, 23});
   grids.push_back({130, 67, 45});
   grids.push_back({68, 29, 23});
+  grids.push_back({128, 32, 8});
+  grids.push_back({130, 34, 10});
   return grids;
 }
 

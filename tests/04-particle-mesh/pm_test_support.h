@@ -23,8 +23,9 @@ inline void PrintTo(const ForceStage* s, std::ostream* out) { *out << s->name; }
 // single cell.
 inline std::vector<Mesh> part2data_meshes() { return {{16, 1.0f / 16}, {37, 0.1f}, {100, 0.01f}, {1, 0.5f}}; }
 
-// Particle counts that divide no block, the largest over a million.
-inline std::vector<int> particle_counts() { return {1, 31, 1000003}; }
+// Particle counts that divide no block (the largest over a million), and one that every block
+// and gpu3's four particles per thread divide.
+inline std::vector<int> particle_counts() { return {1, 31, 1024, 1000003}; }
 
 // Random positions (edges and last cells included, see random_positions); the first particle
 // sits at the origin and the second at the largest position below N dx on every axis.
