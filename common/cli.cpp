@@ -94,6 +94,20 @@ std::string Cli::usage() const {
   return text + "  --help              show this help and exit\n";
 }
 
+std::vector<std::string> split_names(const std::string& option, const std::string& text) {
+  std::vector<std::string> names;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) throw UsageError(option + ": an empty name in '" + text + "' (a comma too many?)");
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw UsageError(option + ": '" + name + "' is named twice");
+    names.push_back(name);
+  }
+  return names;
+}
+
 int run_main(const char* program, const std::function<int()>& body) {
   try {
     return body();

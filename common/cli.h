@@ -4,7 +4,6 @@
 #pragma once
 #include <algorithm>
 #include <functional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,21 +53,19 @@ class Cli {
   bool csv_ = false, json_ = false;
 };
 
+// The names of a comma-separated list, in order; an empty name (a comma too many) or a name
+// given twice is a UsageError naming the option.
+std::vector<std::string> split_names(const std::string& option, const std::string& text);
+
 // "all" or a comma-separated list of stage names, each checked against the known ones.
 template <class Stage>
 std::vector<const Stage*> parse_stage_list(const std::string& option, const std::string& text,
                                            const std::vector<const Stage*>& known) {
   if (text == "all") return known;
   std::vector<const Stage*> chosen;
-  for (size_t start = 0; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string name = text.substr(start, comma - start);
-    start = comma + 1;
-    if (name.empty()) throw UsageError(option + ": an empty stage name in '" + text + "' (a comma too many?)");
+  for (const std::string& name : split_names(option, text)) {
     auto it = std::find_if(known.begin(), known.end(), [&](const Stage* s) { return name == s->name; });
     if (it == known.end()) throw UsageError(option + ": unknown stage '" + name + "' (known: all, " + stage_names(known) + ")");
-    if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end())
-      throw UsageError(option + ": stage '" + name + "' is named twice");
     chosen.push_back(*it);
   }
   return chosen;

@@ -53,6 +53,8 @@ struct MatmulStage : tut::StageInfo {
 
 // Every type, in the list's order.
 const std::vector<const MatmulStage*>& matmul_stages();
+// Every variant the types sweep (gpu4_2, ..., gpu7_k8, ...), in the list's order.
+const std::vector<const MatmulVariant*>& matmul_variants();
 
 // What every GPU type of the course does around its kernel: allocate, copy A and B in,
 // launch, copy C out, free.

@@ -39,20 +39,14 @@ struct Timed {
 std::vector<Timed> timed_types() {
   std::vector<Timed> timed;
   for (const MatmulStage* s : matmul_stages()) timed.push_back({s->name, s->code.host, s->code.device});
-  for (const MatmulStage* s : matmul_stages())
-    for (int v = 0; v < s->code.variant_count; ++v) timed.push_back({s->code.variants[v].name, nullptr, s->code.variants[v].launch});
+  for (const MatmulVariant* v : matmul_variants()) timed.push_back({v->name, nullptr, v->launch});
   return timed;
 }
 
 // "all", or a comma-separated list of names from `known`: those, in the order of `known`.
 std::vector<Timed> select_types(const std::string& list, const std::vector<Timed>& known) {
   if (list == "all") return known;
-  std::vector<std::string> wanted;
-  for (size_t start = 0; start <= list.size();) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    wanted.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
+  const std::vector<std::string> wanted = tut::split_names("--types", list);
   std::string names;
   for (const Timed& t : known) names += (names.empty() ? "" : ",") + std::string(t.name);
   for (const std::string& w : wanted)

@@ -13,6 +13,16 @@ const std::vector<const MatmulStage*>& matmul_stages() {
   return stages;
 }
 
+const std::vector<const MatmulVariant*>& matmul_variants() {
+  static const std::vector<const MatmulVariant*> variants = [] {
+    std::vector<const MatmulVariant*> all;
+    for (const MatmulStage* s : matmul_stages())
+      for (int v = 0; v < s->code.variant_count; ++v) all.push_back(&s->code.variants[v]);
+    return all;
+  }();
+  return variants;
+}
+
 void matmult_on_device(int m, int n, int k, const double* A, const double* B, double* C, MatmulLaunch launch) {
   tut::DeviceBuffer<double> dA(size_t(m) * k), dB(size_t(k) * n), dC(size_t(m) * n);
   dA.upload(A);

@@ -50,18 +50,12 @@ void print_matrix(const char* name, const std::vector<double>& M, int rows, int 
 
 // A variant (gpu4_8, gpu7_k8, ...) by name: the course's call around its launcher.
 const MatmulVariant* find_variant(const std::string& name) {
-  for (const MatmulStage* s : matmul_stages())
-    for (int v = 0; v < s->code.variant_count; ++v)
-      if (name == s->code.variants[v].name) return &s->code.variants[v];
-  return nullptr;
+  const auto& all = matmul_variants();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const MatmulVariant* v) { return name == v->name; });
+  return it == all.end() ? nullptr : *it;
 }
 
-std::string variant_names() {
-  std::string names;
-  for (const MatmulStage* s : matmul_stages())
-    for (int v = 0; v < s->code.variant_count; ++v) names += (names.empty() ? "" : ", ") + std::string(s->code.variants[v].name);
-  return names;
-}
+std::string variant_names() { return tut::stage_names(matmul_variants()); }
 
 int driver_main(int argc, char** argv) {
   const std::string types = tut::stage_names(matmul_stages());
