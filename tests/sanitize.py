@@ -77,6 +77,10 @@ def main(argv):
         if run.returncode == SKIP:
             print("skipped:", output.strip().splitlines()[-1] if output.strip() else "no usable GPU")
             return SKIP
+        ran = re.search(r"\[  PASSED  \] (\d+) test", output)
+        if run.returncode == 0 and not (ran and int(ran.group(1)) > 0):
+            print(f"{tool}: no test case ran (does the filter match any?): nothing was checked")
+            return 1
         if run.returncode == ERROR_EXIT or errors:
             caught.append(tool)
             print(f"{tool}: {errors or 'an'} error(s); the first: {first_message(output)}")
