@@ -7,7 +7,8 @@
 // A stage whose idea can be seen in its compiled code says how, on the line after its own:
 //   IDEA(name, kind, pattern, "what is missing when the pattern is not found")
 // kind ptx: the pattern (a regular expression) is in the PTX of the stage's file; symbol: the
-// stage's object calls a function the pattern names; omp: the file starts OpenMP threads. The
+// stage's object calls a function the pattern names; loads-per-store: the PTX has at most pattern
+// (a number) global loads per global store; omp: the file starts OpenMP threads. The
 // check runs on the stage (it must pass) and on the stage before it in the list (it must fail:
 // one stage, one idea). Meson reads these lines; C++ skips them.
 #pragma once

@@ -2,10 +2,12 @@
 """Checks that a stage's compiled code shows its idea (the IDEA line after the stage's line in
 its list, see common/stages.h):
   ptx     PATTERN, a regular expression, is found in the PTX of the stage's file;
-  symbol  the stage's object calls a function that PATTERN names (nm's undefined symbols).
+  symbol  the stage's object calls a function that PATTERN names (nm's undefined symbols);
+  loads-per-store  the PTX of the stage's file has at most PATTERN (a number) global loads per
+          global store: values loaded once are reused from registers (strips, blocking).
 A failing check prints "STAGE: MESSAGE", the message of the IDEA line.
 
-usage: check_idea.py ptx|symbol PATTERN [--expect-failure] STAGE MESSAGE FILE
+usage: check_idea.py ptx|symbol|loads-per-store PATTERN [--expect-failure] STAGE MESSAGE FILE
   --expect-failure  pass only if the idea is missing (the stage before, which lacks it)
 """
 import re
@@ -13,7 +15,15 @@ import subprocess
 import sys
 
 
+KINDS = ("ptx", "symbol", "loads-per-store")
+
+
 def has_idea(kind, pattern, path):
+    if kind == "loads-per-store":
+        ptx = open(path).read()
+        loads, stores = len(re.findall(r"\bld\.global\.", ptx)), len(re.findall(r"\bst\.global\.", ptx))
+        print(f"{loads} global loads, {stores} global stores in the PTX")
+        return stores > 0 and loads / stores <= float(pattern)
     if kind == "ptx":
         return re.search(pattern, open(path).read()) is not None
     undefined = subprocess.run(["nm", "-u", path], capture_output=True, text=True, check=True).stdout
@@ -21,7 +31,7 @@ def has_idea(kind, pattern, path):
 
 
 def main(argv):
-    if len(argv) < 5 or argv[0] not in ("ptx", "symbol"):
+    if len(argv) < 5 or argv[0] not in KINDS:
         print(__doc__)
         return 2
     kind, pattern, rest = argv[0], argv[1], argv[2:]
