@@ -1,0 +1,75 @@
+// What every stage file of chapter 05-four-steps uses besides the physics: the time step (a
+// reduction over the cells, on the host inside an OpenMP region or on the device), the buffers
+// of the Runge-Kutta stages, and the grid of a cell-per-thread kernel.
+#pragma once
+#include "cell_physics.h"
+#include "four_steps.h"
+
+// The step for the next time step: dt = cfl / (the largest stable rate of the cells of q), cut
+// so that t never passes t_end; then t += dt. On the host, called by every thread of an OpenMP
+// team (the reduction is an orphaned `omp for`), or outside one by a single thread.
+void host_time_step(const Problem& p, const double* q, Clock* clock);
+// The same on the device (two kernels: the reduction, then one thread sets dt and t).
+void device_time_step(const Problem& p, const double* q, Clock* clock);
+
+// A Runge-Kutta stage reads `in` and writes `out`; stage 0 starts from the state q itself and
+// stage 2 ends in it (it reads q only at the cell it writes, so in place is safe). The two
+// intermediate states take the first 2 kVars planes of the workspace.
+constexpr int kRungeKuttaPlanes = 2 * kVars;
+struct StageBuffers {
+  const double* in;
+  double* out;
+};
+inline StageBuffers stage_buffers(const Mesh& m, double* q, double* work, int stage) {
+  double* first = work;
+  double* second = work + kVars * m.plane();
+  const double* in[3] = {q, first, second};
+  double* out[3] = {first, second, q};
+  return {in[stage], out[stage]};
+}
+
+// A cell's values and a cell's place in a plane set.
+HD size_t at(const Mesh& m, int i, int j) { return size_t(j) * m.pitch + i; }
+HD Cons load_cell(const Mesh& m, const double* q, size_t cell) {
+  const size_t plane = m.plane();
+  return {q[cell], q[plane + cell], q[2 * plane + cell], q[3 * plane + cell]};
+}
+HD void store_cell(const Mesh& m, double* q, size_t cell, const Cons& c) {
+  const size_t plane = m.plane();
+  q[cell] = c.rho;
+  q[plane + cell] = c.mx;
+  q[2 * plane + cell] = c.my;
+  q[3 * plane + cell] = c.e;
+}
+
+#ifdef __CUDACC__
+// Threads in 2D blocks over the cells (or faces: one per cell on a periodic mesh): a block of
+// 32 x 4, each block one part of the mesh, each warp 32 cells of a row.
+const dim3 kCellBlock(32, 4);
+inline dim3 cell_grid(const Mesh& m) { return dim3(blocks_for(m.nx, kCellBlock.x), blocks_for(m.ny, kCellBlock.y)); }
+#endif
+
+// The CPU side of the ONERA protocol: what a kernel does for its thread's cell (i, j), an OpenMP
+// loop does for every cell: rows shared among the threads of the calling team (outside a
+// parallel region, all rows by the one thread), the cells of a row as SIMD lanes.
+template <class Body>
+void for_each_cell(const Mesh& m, Body body) {
+#pragma omp for
+  for (int j = 0; j < m.ny; ++j)
+#pragma omp simd
+    for (int i = 0; i < m.nx; ++i) body(i, j);
+}
+
+#ifdef __CUDACC__
+// The GPU side: the thread's cell (i, j), or false for a thread past the mesh's edge.
+__device__ __forceinline__ bool thread_cell(const Mesh& m, int& i, int& j) {
+  i = blockIdx.x * blockDim.x + threadIdx.x;
+  j = blockIdx.y * blockDim.y + threadIdx.y;
+  return i < m.nx && j < m.ny;
+}
+#endif
+
+// Step 3's kernels (step3_factor.cu), which step 4 reruns on rows padded to the warp, and the
+// planes of workspace they use.
+constexpr int kFactoredWorkPlanes = kRungeKuttaPlanes + 2 * kVars + 1;
+void run_factored_kernels(const Problem& p, double* q, double* work, Clock* clock, int steps);

@@ -1,0 +1,107 @@
+// Step 4, align data (GPU) and tile (CPU): cpu4, gpu4.
+//   run:  build/chapters/05-four-steps/vortex --stage cpu3,cpu4,gpu3,gpu4
+//   test: meson test -C build four-steps-cpu4 four-steps-gpu4
+// GPU: step 3's kernels, on rows padded to a multiple of 32 doubles, so that every row starts
+// on a 256-byte boundary and a warp's 32 cells of a row are two whole 128-byte lines (rows of
+// 2001 doubles start anywhere, and most warps touch a third line).
+// CPU: the mesh in tiles of a fixed size, each thread taking whole tiles and doing all four
+// passes on a tile before the next: the viscosity, primitive values and face fluxes of a tile
+// live in a small scratch area that stays in the core's cache, and never go to memory; only the
+// state is read and the new state written. What still limits it: the faces on a tile's edge are
+// computed by both tiles beside them.
+#include "step_support.h"
+
+namespace {
+
+constexpr int kTileX = 64, kTileY = 16;  // cells; the scratch of a tile is about 120 KiB
+
+// A tile's scratch: primitives and viscosity of its cells and a ring of one more (the viscous
+// fluxes need the neighbours across), and the fluxes of its faces (one more face than cells).
+struct Scratch {
+  Prim prim[kTileY + 2][kTileX + 2];
+  double mu[kTileY + 2][kTileX + 2];
+  Cons flux_x[kTileY][kTileX + 1];
+  Cons flux_y[kTileY + 1][kTileX];
+};
+
+Cons minus(const Cons& a, const Cons& b) { return {a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; }
+
+// One Runge-Kutta stage on the tile of cells [i0, i0 + w) x [j0, j0 + h).
+void stage_on_tile(const Problem& p, RungeKuttaStage rk, double dt, const double* u, const double* in, double* out,
+                   int i0, int j0, int w, int h, Scratch& s) {
+  const Mesh& m = p.mesh;
+  const Gas& g = p.gas;
+  auto cell = [&](int i, int j) { return load_cell(m, in, at(m, wrap(i, 0, m.nx), wrap(j, 0, m.ny))); };
+  // EXERCISE: fill the scratch: primitives and viscosity of cells i0 - 1 .. i0 + w, j0 - 1 .. j0 + h
+  //   (tile positions r + 1, c + 1), then the x faces of the tile (w + 1 per row) and the y faces
+  //   (h + 1 per column): each the convective minus the viscous flux, as in step 3
+  for (int r = -1; r <= h; ++r)
+    for (int c = -1; c <= w; ++c) {
+      s.prim[r + 1][c + 1] = primitive<true>(g, cell(i0 + c, j0 + r));
+      s.mu[r + 1][c + 1] = viscosity<true>(g, s.prim[r + 1][c + 1].T);
+    }
+  for (int r = 0; r < h; ++r)
+    for (int c = 0; c <= w; ++c) {  // the west face of cell (i0 + c, j0 + r)
+      const int i = i0 + c, j = j0 + r;
+      const Cons a = cell(i - 2, j), b = cell(i - 1, j), cc = cell(i, j), d = cell(i + 1, j);
+      const Cons convective = rusanov_flux<true, false>(g, left_of_face(a, b, cc), right_of_face(b, cc, d));
+      const Cons viscous = viscous_flux<true, false>(m, g, s.prim[r + 1][c], s.prim[r + 1][c + 1], s.prim[r][c],
+                                                     s.prim[r + 2][c], s.prim[r][c + 1], s.prim[r + 2][c + 1],
+                                                     s.mu[r + 1][c], s.mu[r + 1][c + 1]);
+      s.flux_x[r][c] = minus(convective, viscous);
+    }
+  for (int r = 0; r <= h; ++r)
+    for (int c = 0; c < w; ++c) {  // the south face of cell (i0 + c, j0 + r)
+      const int i = i0 + c, j = j0 + r;
+      const Cons a = cell(i, j - 2), b = cell(i, j - 1), cc = cell(i, j), d = cell(i, j + 1);
+      const Cons convective = rusanov_flux<true, true>(g, left_of_face(a, b, cc), right_of_face(b, cc, d));
+      const Cons viscous = viscous_flux<true, true>(m, g, s.prim[r][c + 1], s.prim[r + 1][c + 1], s.prim[r][c],
+                                                    s.prim[r][c + 2], s.prim[r + 1][c], s.prim[r + 1][c + 2],
+                                                    s.mu[r][c + 1], s.mu[r + 1][c + 1]);
+      s.flux_y[r][c] = minus(convective, viscous);
+    }
+  for (int r = 0; r < h; ++r)
+#pragma omp simd
+    for (int c = 0; c < w; ++c) {
+      const Cons &west = s.flux_x[r][c], &east = s.flux_x[r][c + 1], &south = s.flux_y[r][c], &north = s.flux_y[r + 1][c];
+      const double residual[kVars] = {
+          (west.rho - east.rho) * m.inv_dx + (south.rho - north.rho) * m.inv_dy,
+          (west.mx - east.mx) * m.inv_dx + (south.mx - north.mx) * m.inv_dy,
+          (west.my - east.my) * m.inv_dx + (south.my - north.my) * m.inv_dy,
+          (west.e - east.e) * m.inv_dx + (south.e - north.e) * m.inv_dy};
+      const size_t k = at(m, i0 + c, j0 + r);
+      for (int v = 0; v < kVars; ++v)
+        out[v * m.plane() + k] = runge_kutta(rk, u[v * m.plane() + k], in[v * m.plane() + k], dt, residual[v]);
+    }
+}
+
+void run_cpu4(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  const Mesh& m = p.mesh;
+  const int tiles_x = int(blocks_for(m.nx, kTileX)), tiles_y = int(blocks_for(m.ny, kTileY));
+#pragma omp parallel
+  {
+    Scratch* scratch = new Scratch;  // one per thread, reused for every tile it takes
+    for (int n = 0; n < steps; ++n) {
+      host_time_step(p, q, clock);
+      for (int s = 0; s < 3; ++s) {
+        const StageBuffers b = stage_buffers(m, q, work, s);
+        const double dt = clock->dt;
+#pragma omp for collapse(2) schedule(static)
+        for (int ty = 0; ty < tiles_y; ++ty)
+          for (int tx = 0; tx < tiles_x; ++tx) {
+            const int i0 = tx * kTileX, j0 = ty * kTileY;
+            stage_on_tile(p, kRungeKutta[s], dt, q, b.in, b.out, i0, j0, std::min(kTileX, m.nx - i0),
+                          std::min(kTileY, m.ny - j0), *scratch);
+          }
+      }
+    }
+    delete scratch;
+  }
+}
+
+}  // namespace
+
+const FourStepsCode four_steps_cpu4{run_cpu4, kRungeKuttaPlanes};
+// EXERCISE: step 3's kernels with rows padded to a multiple of the warp's 32 (the last field)
+// SKELETON: const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 0};
+const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 32};

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Plot and tables for chapter 05-four-steps, from tools/bench_four_steps.sh's CSV and
+tools/profile_four_steps.sh's profile.
+
+Usage: plot_four_steps.py PREFIX [--markdown]
+  PREFIX_four_steps.csv      -> PREFIX_four_steps.png   cell updates per second, CPU and GPU, step by step
+  PREFIX_four_steps_ncu.csv  (if there) the profile table, with --markdown
+  --markdown                 print the lesson's tables instead of plotting
+"""
+import os
+import sys
+
+from plotting import busiest, load, pyplot, save
+
+SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
+    "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
+    "4": ("161 (tiling), 135 (+ alignment)", "32")}
+STEP_NAMES = ["adaptation", "reduce remote accesses", "merge kernels", "factor computations", "align data / tile (CPU)"]
+UNITS = {"sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM",
+         "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM",
+         "lts__throughput.avg.pct_of_peak_sustained_elapsed": "L2",
+         "l1tex__throughput.avg.pct_of_peak_sustained_elapsed": "L1"}
+
+
+def by_stage(rows):
+    return {r["stage"]: r for r in rows}
+
+
+def plot(rows, out):
+    plt = pyplot()
+    stages = by_stage(rows)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    width = 0.38
+    for side, shift, color in (("cpu", -width / 2, "tab:blue"), ("gpu", width / 2, "tab:green")):
+        xs, ys = [], []
+        for step in range(5):
+            row = stages.get(f"{side}{step}")
+            if row:
+                xs.append(step + shift)
+                ys.append(float(row["mcups"]))
+        bars = ax.bar(xs, ys, width, color=color, label=f"{side.upper()} ({side}0 .. {side}4)")
+        for x, y in zip(xs, ys):
+            ax.text(x, y * 1.08, f"{y:.0f}", ha="center", fontsize=7)
+    if "ref" in stages:
+        ref = float(stages["ref"]["mcups"])
+        ax.axhline(ref, color="grey", linestyle="--", linewidth=0.8)
+        ax.text(4.5, ref * 1.12, f"ref, one core: {ref:.1f}", fontsize=8, ha="right")
+    ax.set_yscale("log")
+    ax.set_xticks(range(5))
+    ax.set_xticklabels([f"step {i}\n{name}" for i, name in enumerate(STEP_NAMES)], fontsize=7)
+    ax.set_ylabel("million cell updates per second")
+    device = rows[0]["device"].split(" (")[0]
+    ax.set_title(f"Yee's vortex, {rows[0]['problem'].split(',')[0]}: 16 CPU cores (OpenMP) and the {device}", fontsize=10)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    save(fig, out)
+
+
+def results_table(rows):
+    stages = by_stage(rows)
+    print("| step | CPU s / 100 steps | CPU Mcups | CPU vs ref | GPU s / 100 steps | GPU Mcups | GPU vs ref |"
+          " seed CPU (6 cores) s | seed K20Xm s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    ref = stages.get("ref")
+    if ref:
+        print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | {float(ref['mcups']):.1f} | 1 | | | |"
+              f" {SEED['ref'][0]} | {SEED['ref'][1]} |")
+    for step in range(5):
+        cells = []
+        for side in ("cpu", "gpu"):
+            row = stages.get(f"{side}{step}")
+            cells += [f"{float(row['s_per_100_steps']):.3g}", f"{float(row['mcups']):.0f}",
+                      f"{float(row['speedup_ref']):.1f}"] if row else ["-", "-", "-"]
+        print(f"| {step} {STEP_NAMES[step]} | " + " | ".join(cells) + f" | {SEED[str(step)][0]} | {SEED[str(step)][1]} |")
+
+
+def profile_table(path, rows):
+    """One line per GPU stage: its kernels' time, DRAM bytes and FP64 flops per cell update over one
+    time step, and the limiter of the kernel that takes longest."""
+    cells = int(rows[0]["problem"].split(" x ")[0]) * int(rows[0]["problem"].split(" x ")[1].split()[0])
+    kernels = {}
+    for line_name, (labels, metrics) in ncu_profiles_by_kernel(path).items():
+        kernels.setdefault(line_name[0], []).append((line_name[1], metrics))
+    print("| stage | kernels per step | time per step (ms) | DRAM B / cell update | FP64 flop / cell update |"
+          " flop / DRAM byte | registers | warps active | longest kernel: limiter |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for stage, ks in kernels.items():
+        total = lambda key: sum(m.get(key, 0) for _, m in ks)
+        time_ms = total("gpu__time_duration.sum") / 1e6
+        dram = total("dram__bytes_read.sum") + total("dram__bytes_write.sum")
+        flops = (total("sm__sass_thread_inst_executed_op_dadd_pred_on.sum") + total("sm__sass_thread_inst_executed_op_dmul_pred_on.sum")
+                 + 2 * total("sm__sass_thread_inst_executed_op_dfma_pred_on.sum"))
+        regs = sorted({int(m["launch__registers_per_thread"]) for _, m in ks})
+        active = [m["sm__warps_active.avg.pct_of_peak_sustained_active"] for _, m in ks]
+        name, longest = max(ks, key=lambda k: k[1]["gpu__time_duration.sum"])
+        print(f"| {stage} | {len(ks)} | {time_ms:.2f} | {dram / cells:.0f} | {flops / cells:.0f} | {flops / dram:.2f} |"
+              f" {regs[0]}-{regs[-1]} | {min(active):.0f}-{max(active):.0f}% | {name}: {busiest(longest, UNITS)} |")
+
+
+def ncu_profiles_by_kernel(path):
+    """{(stage, kernel #n name): (labels, metrics)}: every kernel of a stage's profiled step."""
+    import csv
+    profiles, stage, header = {}, None, None
+    for line in open(path):
+        if line.startswith("# stage "):
+            stage = line.split()[2].rstrip(",")
+        elif line.startswith('"ID"'):
+            header = next(csv.reader([line]))
+        elif line.startswith('"') and stage:
+            row = dict(zip(header, next(csv.reader([line]))))
+            key = (stage, f"{row['ID']} {row['Kernel Name'].split('(')[0].split('::')[-1]}")
+            profiles.setdefault(key, ({}, {}))[1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    return profiles
+
+
+def main(argv):
+    if not argv or argv[0].startswith("-"):
+        print(__doc__)
+        return 2
+    prefix, markdown = argv[0], "--markdown" in argv[1:]
+    rows = load(prefix + "_four_steps.csv")
+    if markdown:
+        results_table(rows)
+        if os.path.exists(prefix + "_four_steps_ncu.csv"):
+            print()
+            profile_table(prefix + "_four_steps_ncu.csv", rows)
+    else:
+        plot(rows, prefix + "_four_steps.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

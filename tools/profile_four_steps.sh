@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Chapter 05-four-steps' Nsight Compute profile: every kernel of one time step (the time step's
+# two kernels and three Runge-Kutta stages) of each GPU stage at 2001^2, run through vortex,
+# written as NAME_four_steps_ncu.csv (the lesson's table: tools/plot_four_steps.py --ncu).
+#   usage: tools/profile_four_steps.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_four_steps.sh build /tmp/r h200
+set -euo pipefail
+source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+vortex=${1:?build directory}/chapters/05-four-steps/vortex
+out=${2:?output directory}
+name=${3:-gpu}
+command -v ncu > /dev/null || { echo "profile_four_steps.sh: needs ncu (Nsight Compute) on the PATH" >&2; exit 77; }
+mkdir -p "$out"
+# Time and DRAM traffic; double-precision instructions (flops: add, mul, 2 per fma); how busy
+# each unit is; occupancy and registers.
+wanted=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+wanted+=,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum
+wanted+=,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active
+wanted+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+wanted+=,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+wanted+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__inst_executed.sum
+known=$(ncu --query-metrics 2> /dev/null | awk '{print $1}')
+metrics=""
+for metric in ${wanted//,/ }; do
+  if [[ $metric == launch__* ]] || grep -qx "${metric%%.*}" <<< "$known"; then metrics+=${metrics:+,}$metric; else echo "ncu has no $metric" >&2; fi
+done
+# Kernels per time step: 2 for the time step, then 8 (steps 0, 1) or 4 (steps 2 to 4) per
+# Runge-Kutta stage, 3 stages. The timed range's first step is its warm-up run.
+for stage in gpu0 gpu1 gpu2 gpu3 gpu4; do
+  case $stage in gpu0|gpu1) kernels=26 ;; *) kernels=14 ;; esac
+  echo "# stage $stage, 2001^2, one time step"
+  ncu --metrics "$metrics" --csv --nvtx --nvtx-include "$stage: timed/" -c "$kernels" \
+    "$vortex" --stage "$stage" --steps 1 --check-steps 1 --repeats 1 2>&1 | grep '^"'
+done > "$out/${name}_four_steps_ncu.csv"
+echo "wrote $out/${name}_four_steps_ncu.csv"
