@@ -76,25 +76,29 @@ def results_table(rows):
 
 def profile_table(path, rows):
     """One line per GPU stage: its kernels' time, DRAM bytes and FP64 flops per cell update over one
-    time step, and the limiter of the kernel that takes longest."""
+    time step, and the kernel that takes the most of it (its launches together)."""
     cells = int(rows[0]["problem"].split(" x ")[0]) * int(rows[0]["problem"].split(" x ")[1].split()[0])
     kernels = {}
     for line_name, (labels, metrics) in ncu_profiles_by_kernel(path).items():
         kernels.setdefault(line_name[0], []).append((line_name[1], metrics))
     print("| stage | kernels per step | time per step (ms) | DRAM B / cell update | FP64 flop / cell update |"
-          " flop / DRAM byte | registers | warps active | longest kernel: limiter |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          " flop / DRAM byte | kernel with the most time: share, registers, warps active, limiter |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for stage, ks in kernels.items():
-        total = lambda key: sum(m.get(key, 0) for _, m in ks)
-        time_ms = total("gpu__time_duration.sum") / 1e6
+        total = lambda key, ms=ks: sum(m.get(key, 0) for _, m in ms)
+        time = total("gpu__time_duration.sum")
         dram = total("dram__bytes_read.sum") + total("dram__bytes_write.sum")
         flops = (total("sm__sass_thread_inst_executed_op_dadd_pred_on.sum") + total("sm__sass_thread_inst_executed_op_dmul_pred_on.sum")
                  + 2 * total("sm__sass_thread_inst_executed_op_dfma_pred_on.sum"))
-        regs = sorted({int(m["launch__registers_per_thread"]) for _, m in ks})
-        active = [m["sm__warps_active.avg.pct_of_peak_sustained_active"] for _, m in ks]
-        name, longest = max(ks, key=lambda k: k[1]["gpu__time_duration.sum"])
-        print(f"| {stage} | {len(ks)} | {time_ms:.2f} | {dram / cells:.0f} | {flops / cells:.0f} | {flops / dram:.2f} |"
-              f" {regs[0]}-{regs[-1]} | {min(active):.0f}-{max(active):.0f}% | {name}: {busiest(longest, UNITS)} |")
+        by_name = {}  # a kernel's launches over the three Runge-Kutta stages together
+        for name, m in ks:
+            by_name.setdefault(name.split(" ", 1)[1], []).append(m)
+        name, launches = max(by_name.items(), key=lambda item: sum(m["gpu__time_duration.sum"] for m in item[1]))
+        share = sum(m["gpu__time_duration.sum"] for m in launches) / time
+        first = launches[0]
+        print(f"| {stage} | {len(ks)} | {time / 1e6:.2f} | {dram / cells:.0f} | {flops / cells:.0f} | {flops / dram:.2f} |"
+              f" {name} ({len(launches)}x): {100 * share:.0f}%, {first['launch__registers_per_thread']:.0f} registers,"
+              f" {first['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% warps active, {busiest(first, UNITS)} |")
 
 
 def ncu_profiles_by_kernel(path):

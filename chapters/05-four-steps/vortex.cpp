@@ -4,6 +4,7 @@
 //   build: meson compile -C build four-steps
 //   run:   build/chapters/05-four-steps/vortex --size 501 --steps 20        every stage, small
 //          build/chapters/05-four-steps/vortex --stage cpu4,gpu4 --csv      2001^2, 100 steps
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <iostream>
@@ -57,6 +58,8 @@ Options parse(int argc, const char* const* argv) {
   cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
   cli.add_format(&o.format);
   cli.parse(argc, argv);
+  if (o.ref_steps && std::find(o.stages.begin(), o.stages.end(), &tut::stage_named(four_steps_stages(), "ref")) == o.stages.end())
+    throw tut::UsageError("--ref-steps times ref, which --stage leaves out");
   return o;
 }
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The vortex program's command line: bad arguments end with exit 2 and one stderr line;
+--help works; a small CPU-only run prints its table and passes its check.
+
+Usage: test_vortex_cli.py VORTEX
+"""
+import subprocess
+import sys
+
+vortex = sys.argv[1]
+failures = []
+
+
+def run(*args):
+    return subprocess.run([vortex, *args], capture_output=True, text=True, timeout=300)
+
+
+bad = (["--size", "3"], ["--size", "4x3"], ["--size", "46001"], ["--size", "abc"], ["--size", "8x"], ["--steps", "0"],
+       ["--check-steps", "0"], ["--viscosity", "-1"], ["--viscosity", "x"], ["--viscosity", "2"], ["--stage", "gpu9"],
+       ["--stage", ""], ["--stage", "cpu0,cpu0"], ["--ref-steps", "5", "--stage", "cpu0"], ["--repeats", "0"],
+       ["--bogus"], ["--csv", "--json"])
+for args in bad:
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("vortex: error: "):
+        failures.append(f"vortex {args}: exit {r.returncode}, stderr {r.stderr!r}")
+if run("--help").returncode != 0:
+    failures.append("vortex --help failed")
+
+# Every CPU stage on a mesh that is no multiple of a tile, checked against ref.
+r = run("--size", "70x37", "--steps", "2", "--check-steps", "2", "--stage", "ref,cpu0,cpu1,cpu2,cpu3,cpu4", "--csv")
+if r.returncode != 0 or r.stdout.count("\n") != 7 or "FAIL" in r.stdout:
+    failures.append(f"vortex CPU run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+for failure in failures:
+    print("FAIL", failure)
+sys.exit(1 if failures else 0)
