@@ -80,6 +80,8 @@ HD double stable_rate(const Mesh& m, const Gas& g, const Cons& c) {
   return (fabs(w.u) + a) / m.dx + (fabs(w.v) + a) / m.dy + 2 * nu * (1 / (m.dx * m.dx) + 1 / (m.dy * m.dy));
 }
 
+HD Cons minus(const Cons& a, const Cons& b) { return {a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; }
+
 // Linear reconstruction at the face between cells b and c of a line a, b, c, d (centred slopes,
 // no limiter: the vortex is smooth): the state just left of the face and just right of it.
 HD double left_of_face(double a, double b, double c) { return b + 0.25 * (c - a); }

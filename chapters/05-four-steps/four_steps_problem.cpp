@@ -40,10 +40,11 @@ std::vector<double> yee_vortex(const Mesh& m, double t, double perturbation, uin
   const Gas g;
   std::vector<double> q(kVars * m.plane(), 0.0), noise(kVars * m.plane(), 0.0);
   if (perturbation > 0) tut::fill_random(noise.data(), noise.size(), seed, -perturbation, perturbation);
+  // The centre, carried by the free stream (1, 1) and wrapped.
+  const double cx = std::fmod(kSide / 2 + t, kSide), cy = std::fmod(kSide / 2 + t, kSide);
   for (int j = 0; j < m.ny; ++j)
     for (int i = 0; i < m.nx; ++i) {
-      // The centre, carried by the free stream (1, 1) and wrapped; the nearest image of the cell.
-      const double cx = std::fmod(kSide / 2 + t, kSide), cy = std::fmod(kSide / 2 + t, kSide);
+      // The cell's offset from the centre, to the nearest periodic image.
       double x = (i + 0.5) * m.dx - cx, y = (j + 0.5) * m.dy - cy;
       x -= kSide * std::round(x / kSide);
       y -= kSide * std::round(y / kSide);

@@ -5,8 +5,8 @@
 //   run:   build/chapters/05-four-steps/vortex --size 501 --steps 20        every stage, small
 //          build/chapters/05-four-steps/vortex --stage cpu4,gpu4 --csv      2001^2, 100 steps
 #include <algorithm>
-#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "ceilings.h"
@@ -73,22 +73,8 @@ tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::v
   run.time();  // waits for the warm-up
   for (int r = 0; r < repeats; ++r) {
     run.reset(q0);
-    if (s.on_device()) {
-      cudaEvent_t start, stop;
-      CUDA_CHECK(cudaEventCreate(&start));
-      CUDA_CHECK(cudaEventCreate(&stop));
-      CUDA_CHECK(cudaEventRecord(start));
-      run.advance(steps);
-      CUDA_CHECK(cudaEventRecord(stop));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      samples.push_back(ms);
-      CUDA_CHECK(cudaEventDestroy(start));
-      CUDA_CHECK(cudaEventDestroy(stop));
-    } else {
-      samples.push_back(tut::time_host([&] { run.advance(steps); }, 0, 1).median_ms);
-    }
+    const auto timed = [&] { run.advance(steps); };
+    samples.push_back(s.on_device() ? tut::time_device(timed, nullptr, 0, 1).median_ms : tut::time_host(timed, 0, 1).median_ms);
   }
   return tut::summarize(samples);
 }

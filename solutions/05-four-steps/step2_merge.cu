@@ -29,8 +29,6 @@ HD Prim primitive_at(const Mesh& m, const Gas& g, const double* __restrict__ in,
   return primitive<false>(g, load_cell(m, in, at(m, i, j)));
 }
 
-HD Cons minus(const Cons& a, const Cons& b) { return {a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; }
-
 // Through the west face of cell (i, j): convective minus viscous flux, both from the same cells.
 HD void fluxes_x(const Mesh& m, const Gas& g, const double* __restrict__ in, const double* __restrict__ mu,
                  double* __restrict__ flux, int i, int j) {

@@ -24,8 +24,6 @@ struct Scratch {
   Cons flux_y[kTileY + 1][kTileX];
 };
 
-Cons minus(const Cons& a, const Cons& b) { return {a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; }
-
 // One Runge-Kutta stage on the tile of cells [i0, i0 + w) x [j0, j0 + h).
 void stage_on_tile(const Problem& p, RungeKuttaStage rk, double dt, const double* u, const double* in, double* out,
                    int i0, int j0, int w, int h, Scratch& s) {

@@ -21,8 +21,8 @@ TEST_P(FourStepsCpuTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_to
 // is known at every time. Linear reconstruction makes the scheme second order in space (RK3 is
 // third order in time, and dt shrinks with h): the density error must fall by 4 each time h
 // halves. On these coarse meshes (dx 0.31 to 0.08 across a vortex core of radius 1) it falls a
-// little faster, orders 2.21 and 2.31, coming down to 2 (2.15 from 128 to 256, too slow for a
-// test): the bounds are [1.8, 2.4]. A first-order mistake gives about 1. Run on the reference
+// little faster, orders 2.21 and 2.31, as it can on meshes this coarse (finer ones are too slow for
+// a test): the bounds are [1.8, 2.4]. A first-order mistake gives about 1. Run on the reference
 // alone: it is the scheme that every stage matches.
 TEST(FourStepsConvergence, InviscidVortexErrorFallsAsHSquared) {
   const auto start = std::chrono::steady_clock::now();

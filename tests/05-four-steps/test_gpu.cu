@@ -22,8 +22,6 @@ namespace {
 // is NaN, so only the numbers can tell.
 constexpr int kStaleWorkPlanes = kRungeKuttaPlanes + 2 * 2 * kVars;  // 2 sets of (x faces, y faces)
 
-HD Cons minus(const Cons& a, const Cons& b) { return {a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; }
-
 __global__ void face_fluxes(Mesh m, Gas g, const double* in, double* flux_x, double* flux_y) {
   int i, j;
   if (!thread_cell(m, i, j)) return;

@@ -33,7 +33,6 @@ inline std::vector<double> reference_vortex(const Problem& p, std::vector<double
   // convective (Rusanov on the reconstructed states) minus viscous.
   auto prim = [&](const std::vector<double>& s, int i, int j) { return primitive<false>(g, cell(s, i, j)); };
   auto mu = [&](const Prim& w) { return viscosity<false>(g, w.T); };
-  auto minus = [](Cons a, const Cons& b) { return Cons{a.rho - b.rho, a.mx - b.mx, a.my - b.my, a.e - b.e}; };
   auto west_flux = [&](const std::vector<double>& s, int i, int j) {
     const Cons c = rusanov_flux<false, false>(g, left_of_face(cell(s, i - 2, j), cell(s, i - 1, j), cell(s, i, j)),
                                               right_of_face(cell(s, i - 1, j), cell(s, i, j), cell(s, i + 1, j)));
