@@ -9,4 +9,5 @@ out=${2:?output directory}
 name=${3:-gpu}
 mkdir -p "$out"
 "$vortex" --size 2001 --steps 100 --ref-steps 10 --repeats 5 --cpu-repeats 3 --csv > "$out/${name}_four_steps.csv"
+write_source "$out" "$name"
 echo "wrote $out/${name}_four_steps.csv"

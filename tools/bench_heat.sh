@@ -42,4 +42,5 @@ if command -v ncu > /dev/null; then
       "$heat" --check --size 512 --steps "$steps" --stage "$stage" 2>&1 | grep '^"'
   done > "$out/${name}_ncu_512.csv"
 fi
+write_source "$out" "$name"
 echo "wrote the heat CSVs of $name to $out"

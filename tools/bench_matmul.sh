@@ -11,4 +11,5 @@ out=${2:?output directory}
 name=${3:-gpu}
 mkdir -p "$out"
 "$dir/matmul_bench" --csv > "$out/${name}_matmul.csv"
+write_source "$out" "$name"
 echo "wrote $out/${name}_matmul.csv"

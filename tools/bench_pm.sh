@@ -34,4 +34,5 @@ done
 for N in 128 256 512 1024; do
   append force_sizes "$dir/force" --size $N --stage gpu1,gpu_k,gpu2 --cpu-repeats 1
 done
+write_source "$out" "$name"
 echo "wrote $out/${name}_*.csv"

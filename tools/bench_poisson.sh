@@ -28,4 +28,5 @@ for stage in multi nccl; do
     [ "$gpus" -le "$max_gpus" ] && append "$scaling" $stage 16384 1000 --parts $gpus
   done
 done
+write_source "$out" "$name"
 echo "wrote $sizes and $scaling"

@@ -10,3 +10,20 @@ why=$("${1:?build directory}/chapters/00-device/device_info" 2>&1 >/dev/null) ||
   fi
   exit "$status"
 }
+
+# write_source OUT_DIR NAME: OUT_DIR/NAME_source.txt says where the CSVs beside it come from
+# (the commit, whether the tree had uncommitted changes, the GPU, the date), so that a results
+# file never has to be matched to a commit by memory. TUT_COMMIT, when set, names the commit
+# (for a copy of the tree without its .git).
+write_source() {
+  local commit=${TUT_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+  if [ -z "${TUT_COMMIT:-}" ] && [ -n "$(git -C "$(dirname "$0")" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    commit="$commit, with uncommitted changes"
+  fi
+  {
+    echo "script: tools/$(basename "$0")"
+    echo "commit: $commit"
+    echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  } > "$1/$2_source.txt"
+}
