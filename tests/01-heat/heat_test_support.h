@@ -104,6 +104,17 @@ TEST_P(HeatStageTest, MatchesReferenceAfterAnyNumberOfSteps) {
     }
 }
 
+// The same sizes twice, new numbers the second time: a stage that keeps the first call's result
+// and hands it back (a cache keyed by the sizes) fails here.
+TEST_P(HeatStageTest, RecomputesWhenOnlyTheInputsChange) {
+  for (const HeatStage* s : stage_and_variants(*GetParam()))
+    for (const int steps : {1, 4, 49}) {  // whole fused passes (v6) and graphs (v7) and a remainder
+      EXPECT_TRUE(matches_reference(*s, {37, 29, 23}, steps, s->code.block, 11));
+      EXPECT_TRUE(matches_reference(*s, {37, 29, 23}, steps, s->code.block, 23))
+          << "(the second call: same sizes, new inputs)";
+    }
+}
+
 TEST_P(HeatStageTest, WritesEveryInteriorCellAndNoBoundaryCell) {
   for (const HeatStage* s : stage_and_variants(*GetParam()))
     for (const HeatGrid& g : {HeatGrid{37, 29, 23}, HeatGrid{3, 3, 3}, HeatGrid{130, 67, 45}})

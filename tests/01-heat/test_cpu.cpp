@@ -41,7 +41,23 @@ void off_by_a_known_error(const HeatGrid& g, float, const float* in, float* out)
 const HeatStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"}, "-",
                          HeatCode{off_by_a_known_error}};
 
+// Wrong on purpose: steps once per grid size and hands the stored field back afterwards.
+void caches_by_size(const HeatGrid& g, float, const float* in, float* out) {
+  static HeatGrid cached_grid{-1, -1, -1};
+  static std::vector<float> cached;
+  if (g.nx != cached_grid.nx || g.ny != cached_grid.ny || g.nz != cached_grid.nz)
+    cached = reference_heat(g, std::vector<float>(in, in + g.cells()), 1), cached_grid = g;
+  std::copy(cached.begin(), cached.end(), out);
+}
+const HeatStage caching = {{"caching", "results kept between calls", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"},
+                           "-", HeatCode{caches_by_size}};
+
 }  // namespace
+
+TEST(SuiteRejectsWrongStage, ResultsKeptBetweenCallsOfTheSameSizes) {
+  EXPECT_TRUE(matches_reference(caching, {37, 29, 23}, 1, {}, 11));   // the first call computes
+  EXPECT_FALSE(matches_reference(caching, {37, 29, 23}, 1, {}, 23));  // the second hands the first back
+}
 
 TEST(SuiteRejectsWrongStage, AnErrorJustPastTheToleranceButNotOneJustInside) {
   error_in_bounds = 0.9;

@@ -1,4 +1,6 @@
 // The CPU types of chapter 02-matmul, and a deliberately wrong one the checks must reject.
+#include <algorithm>
+
 #include "matmul_test_support.h"
 
 INSTANTIATE_TEST_SUITE_P(matmul, MatmulTypeTest, testing::ValuesIn(tut::stages_on(matmul_stages(), tut::Side::cpu)),
@@ -35,7 +37,29 @@ void off_by_a_known_error(int m, int n, int k, double* A, double* B, double* C) 
 const MatmulStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/02-matmul/test_cpu.cpp"},
                            MatmulCode{off_by_a_known_error}};
 
+// Wrong on purpose: computes once per m, n, k and hands the stored product back afterwards.
+void caches_by_size(int m, int n, int k, double* A, double* B, double* C) {
+  static int cached_m = -1, cached_n = -1, cached_k = -1;
+  static std::vector<double> cached;
+  if (m != cached_m || n != cached_n || k != cached_k) {
+    cached.assign(size_t(m) * n, 0.0);
+    for (int i = 0; i < m; ++i)
+      for (int l = 0; l < k; ++l)
+        for (int j = 0; j < n; ++j) cached[size_t(i) * n + j] += A[size_t(i) * k + l] * B[size_t(l) * n + j];
+    cached_m = m, cached_n = n, cached_k = k;
+  }
+  std::copy(cached.begin(), cached.end(), C);
+}
+
+const MatmulStage caching = {{"caching", "results kept between calls", tut::Side::cpu, "tests/02-matmul/test_cpu.cpp"},
+                             MatmulCode{caches_by_size}};
+
 }  // namespace
+
+TEST(SuiteRejectsWrongType, ResultsKeptBetweenCallsOfTheSameSizes) {
+  EXPECT_TRUE(matches_reference(caching, {33, 17, 65}, 11));    // the first call computes
+  EXPECT_FALSE(matches_reference(caching, {33, 17, 65}, 23));   // the second hands the first back
+}
 
 TEST(SuiteRejectsWrongType, CpuLoopThatDropsTheLastTerm) {
   EXPECT_FALSE(matches_reference(wrong_cpu, {17, 19, 23}));

@@ -53,10 +53,18 @@ inline testing::AssertionResult same_field(const PoissonStage& s, const std::vec
 }
 
 // Jacobi is deterministic: a stage matches the reference to rounding (1e-12 on values up to 20).
-inline testing::AssertionResult matches_reference(const PoissonStage& s, int N, int iterations, int parts = 1) {
-  const PoissonProblem p = radiator_problem(N, 2018);  // random interior, so that every point moves
+inline testing::AssertionResult matches_reference(const PoissonStage& s, int N, int iterations, int parts = 1,
+                                                  uint64_t seed = 2018) {
+  const PoissonProblem p = radiator_problem(N, seed);  // random interior, so that every point moves
   return same_field(s, solve_with(s, p, iterations, parts), reference_jacobi(p, iterations), p.grid, 1e-12,
                     "the reference after " + std::to_string(iterations) + " iterations");
+}
+
+// The same size twice, new numbers the second time: a stage that keeps the first call's result
+// and hands it back (a cache keyed by the sizes) fails here. 101: a graph of 100 (gpu3) and one more.
+inline void expect_recomputes_when_only_the_inputs_change(const PoissonStage& s) {
+  EXPECT_TRUE(matches_reference(s, 37, 101, 1, 11));
+  EXPECT_TRUE(matches_reference(s, 37, 101, 1, 23)) << "(the second call: same sizes, new inputs)";
 }
 
 // The tolerance rule: the run stops early, on a check iteration, with the change under it.

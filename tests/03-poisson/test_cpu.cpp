@@ -19,6 +19,10 @@ TEST_P(PoissonCpuTest, MatchesReferenceOnAwkwardSizes) {
 
 TEST_P(PoissonCpuTest, StopsAtTheTolerance) { expect_stops_at_the_tolerance(*GetParam()); }
 
+TEST_P(PoissonCpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 // u = sin(pi x) sin(pi y): once Jacobi has converged, what is left is the discretisation
 // error, which must fall as h^2, by 4 each time h halves (N + 1 doubles).
 TEST(PoissonConvergence, ErrorFallsAsHSquared) {
@@ -80,7 +84,25 @@ SolveResult off_by_a_known_error(const PoissonProblem& p, std::vector<double>& u
 const PoissonStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"},
                             {off_by_a_known_error}};
 
+// Wrong on purpose: solves once per N and hands the stored field back afterwards.
+SolveResult caches_by_size(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  static int cached_N = -1;
+  static std::vector<double> cached;
+  if (p.grid.N != cached_N) cached = reference_jacobi(p, o.max_iterations), cached_N = p.grid.N;
+  u = cached;
+  SolveResult r;
+  r.iterations = o.max_iterations;
+  return r;
+}
+const PoissonStage caching = {
+    {"caching", "results kept between calls", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"}, {caches_by_size}};
+
 }  // namespace
+
+TEST(SuiteRejectsWrongStage, ResultsKeptBetweenCallsOfTheSameSizes) {
+  EXPECT_TRUE(matches_reference(caching, 37, 10, 1, 11));   // the first call computes
+  EXPECT_FALSE(matches_reference(caching, 37, 10, 1, 23));  // the second hands the first back
+}
 
 TEST(SuiteRejectsWrongStage, CpuSweepThatSkipsTheLastColumn) {
   EXPECT_FALSE(matches_reference(wrong_cpu, 37, 10));

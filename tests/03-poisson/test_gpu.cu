@@ -20,6 +20,10 @@ TEST_P(PoissonGpuTest, MatchesReferenceOnAwkwardSizes) {
 
 TEST_P(PoissonGpuTest, StopsAtTheTolerance) { expect_stops_at_the_tolerance(*GetParam()); }
 
+TEST_P(PoissonGpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 // Row blocks exchange halos every iteration: with 1 to 4 blocks, rows that split unevenly
 // (37 = 10 + 9 + 9 + 9), the result must be gpu2's, bit for bit.
 TEST(PoissonMultiOnAnyGpus, MatchesGpu2ExactlyForAnyNumberOfBlocks) {

@@ -48,8 +48,9 @@ inline std::vector<int> reference_cells(const Mesh& m, const std::vector<float>&
   return cells;
 }
 
-inline testing::AssertionResult bins_exactly(const Part2DataStage& s, const Mesh& m, int np, unsigned block = 0) {
-  const std::vector<float> pos = test_positions(m, np, 1000 + np);
+inline testing::AssertionResult bins_exactly(const Part2DataStage& s, const Mesh& m, int np, unsigned block = 0,
+                                             uint64_t seed = 1000) {
+  const std::vector<float> pos = test_positions(m, np, seed + np);
   const std::vector<int> want = reference_cells(m, pos);
   const std::vector<int> got = run_part2data(s, m, pos, block);
   const tut::ValidationReport r = tut::compare(got.data(), want.data(), particles_extent(want.size()), {0, 0});
@@ -87,9 +88,10 @@ inline std::vector<double> reference_force(const Mesh& m, int axis, const std::v
 }
 
 // Two float roundings (the difference, the division): relative error below 1.2e-7.
-inline testing::AssertionResult differentiates(const ForceStage& s, int N, int axis, int strip = 0) {
+inline testing::AssertionResult differentiates(const ForceStage& s, int N, int axis, int strip = 0,
+                                               uint64_t seed = 77) {
   const Mesh m{N, 1.0f / float(N)};
-  const std::vector<float> pot = random_potential(m, 77 + N);
+  const std::vector<float> pot = random_potential(m, seed + N);
   const std::vector<float> got = run_force(s, m, axis, pot, strip);
   const std::vector<double> want = reference_force(m, axis, pot);
   const std::vector<double> got_d(got.begin(), got.end());
@@ -99,4 +101,19 @@ inline testing::AssertionResult differentiates(const ForceStage& s, int N, int a
                                      << "^3" << (strip ? " with strip " + std::to_string(strip) : std::string())
                                      << " (NaN: never written): " << r.summary()
                                      << "\n  -> edit " << s.source << " (stage " << s.name << ")";
+}
+
+// The same sizes twice, new numbers the second time: a stage that keeps the first call's result
+// and hands it back (a cache keyed by the sizes) fails here.
+inline void expect_part2data_recomputes_when_only_the_inputs_change(const Part2DataStage& s) {
+  EXPECT_TRUE(bins_exactly(s, {37, 0.1f}, 1003, 0, 11));
+  EXPECT_TRUE(bins_exactly(s, {37, 0.1f}, 1003, 0, 23)) << "(the second call: same sizes, new inputs)";
+}
+
+inline void expect_force_recomputes_when_only_the_inputs_change(const ForceStage& s) {
+  for (int axis : {kAxisX, kAxisY, kAxisZ})
+    if (s.handles(axis)) {
+      EXPECT_TRUE(differentiates(s, 4, axis, 0, 11));
+      EXPECT_TRUE(differentiates(s, 4, axis, 0, 23)) << "(the second call: same sizes, new inputs)";
+    }
 }

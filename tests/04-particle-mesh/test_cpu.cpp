@@ -1,4 +1,5 @@
 // The CPU stages of chapter 04-particle-mesh, and a deliberately wrong stage per kernel.
+#include <algorithm>
 #include <cmath>
 
 #include "pm_test_support.h"
@@ -17,6 +18,10 @@ TEST_P(Part2DataCpuTest, BinsRandomParticlesExactly) {
     }
 }
 
+TEST_P(Part2DataCpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_part2data_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 class ForceCpuTest : public testing::TestWithParam<const ForceStage*> {};
 INSTANTIATE_TEST_SUITE_P(force, ForceCpuTest, testing::ValuesIn(tut::stages_on(force_stages(), tut::Side::cpu)),
                          stage_param_name<ForceStage>);
@@ -28,6 +33,10 @@ TEST_P(ForceCpuTest, DifferentiatesAlongEveryAxis) {
       EXPECT_TRUE(ok);
       if (!ok) return;
     }
+}
+
+TEST_P(ForceCpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_force_recomputes_when_only_the_inputs_change(*GetParam());
 }
 
 namespace {
@@ -70,7 +79,35 @@ void off_by_a_known_error(const Mesh& m, int axis, const float* pot, float* f) {
 const ForceStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
                           ForceCode{off_by_a_known_error, kEveryAxis}};
 
+// Wrong on purpose, one per kernel: computes once per size and hands the stored result back afterwards.
+void part2data_caches_by_size(const Mesh& m, int np, const float* pos, int* data) {
+  static int cached_N = -1, cached_np = -1;
+  static std::vector<int> cached;
+  if (m.N != cached_N || np != cached_np)
+    cached = reference_cells(m, std::vector<float>(pos, pos + 3 * size_t(np))), cached_N = m.N, cached_np = np;
+  std::copy(cached.begin(), cached.end(), data);
+}
+void force_caches_by_size(const Mesh& m, int axis, const float* pot, float* f) {
+  static int cached_N = -1;
+  static std::vector<double> cached;
+  if (m.N != cached_N) cached = reference_force(m, axis, std::vector<float>(pot, pot + m.cells())), cached_N = m.N;
+  std::copy(cached.begin(), cached.end(), f);
+}
+const Part2DataStage caching_part2data = {
+    {"caching", "results kept between calls", tut::Side::cpu, "tests/04-particle-mesh/test_cpu.cpp"},
+    Part2DataCode{part2data_caches_by_size}};
+const ForceStage caching_force = {{"caching", "results kept between calls", tut::Side::cpu,
+                                   "tests/04-particle-mesh/test_cpu.cpp"},
+                                  ForceCode{force_caches_by_size, kEveryAxis}};
+
 }  // namespace
+
+TEST(SuiteRejectsWrongStage, ResultsKeptBetweenCallsOfTheSameSizes) {
+  EXPECT_TRUE(bins_exactly(caching_part2data, {37, 0.1f}, 1003, 0, 11));   // the first call computes
+  EXPECT_FALSE(bins_exactly(caching_part2data, {37, 0.1f}, 1003, 0, 23));  // the second hands the first back
+  EXPECT_TRUE(differentiates(caching_force, 4, kAxisY, 0, 11));
+  EXPECT_FALSE(differentiates(caching_force, 4, kAxisY, 0, 23));
+}
 
 TEST(SuiteRejectsWrongStage, Part2DataWithSwappedAxes) { EXPECT_FALSE(bins_exactly(wrong_part2data, {37, 0.1f}, 31)); }
 

@@ -22,6 +22,10 @@ TEST_P(Part2DataGpuTest, BinsTheLargestMesh) {
   EXPECT_TRUE(bins_exactly(*GetParam(), {kMaxMeshSide, 1.0f / kMaxMeshSide}, 100003));
 }
 
+TEST_P(Part2DataGpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_part2data_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 class ForceGpuTest : public testing::TestWithParam<const ForceStage*> {};
 INSTANTIATE_TEST_SUITE_P(force, ForceGpuTest, testing::ValuesIn(tut::stages_on(force_stages(), tut::Side::gpu)),
                          stage_param_name<ForceStage>);
@@ -37,6 +41,10 @@ TEST_P(ForceGpuTest, DifferentiatesAlongItsAxis) {
         EXPECT_TRUE(ok);
         if (!ok) return;
       }
+}
+
+TEST_P(ForceGpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_force_recomputes_when_only_the_inputs_change(*GetParam());
 }
 
 namespace {

@@ -34,9 +34,10 @@ inline std::vector<double> perturbed_vortex(const Mesh& m, uint64_t seed = 5) { 
 // `mistake` compares with a reference that makes it instead (to show a wrong stage is wrong
 // in just the way it means to be).
 inline testing::AssertionResult matches_reference(const FourStepsStage& s, int nx, int ny, int steps,
-                                                  double viscosity, Mistake mistake = Mistake::none) {
+                                                  double viscosity, Mistake mistake = Mistake::none,
+                                                  uint64_t seed = 5) {
   const Problem p = test_problem(nx, ny, viscosity);
-  std::vector<double> got = perturbed_vortex(p.mesh);
+  std::vector<double> got = perturbed_vortex(p.mesh, seed);
   double want_t = 0;
   const std::vector<double> want = reference_vortex(p, got, steps, mistake, &want_t);
   const double got_t = run_stage(s, p, got, steps);
@@ -70,6 +71,13 @@ inline void expect_matches_reference_on_awkward_shapes(const FourStepsStage& s) 
     if (!ok) return;  // one clear failure is enough to read
   }
   for (double viscosity : {0.0, 1e-2}) EXPECT_TRUE(matches_reference(s, 37, 61, 3, viscosity));
+}
+
+// The same sizes twice, new numbers the second time: a stage that keeps the first call's result
+// and hands it back (a cache keyed by the sizes) fails here.
+inline void expect_recomputes_when_only_the_inputs_change(const FourStepsStage& s) {
+  EXPECT_TRUE(matches_reference(s, 37, 61, 2, 1e-3, Mistake::none, 11));
+  EXPECT_TRUE(matches_reference(s, 37, 61, 2, 1e-3, Mistake::none, 23)) << "(the second call: same sizes, new inputs)";
 }
 
 // Finite volumes on a periodic mesh: what leaves a cell enters its neighbour, so the totals of

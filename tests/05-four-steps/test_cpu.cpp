@@ -17,6 +17,10 @@ TEST_P(FourStepsCpuTest, MatchesReferenceOnAwkwardSizes) { expect_matches_refere
 
 TEST_P(FourStepsCpuTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
 
+TEST_P(FourStepsCpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 // The vortex without viscosity is carried unchanged by the free stream, so the exact solution
 // is known at every time. Linear reconstruction makes the scheme second order in space (RK3 is
 // third order in time, and dt shrinks with h): the density error must fall by 4 each time h
@@ -78,7 +82,28 @@ void off_by_a_known_error(const Problem& p, double* q, double* work, Clock* cloc
 const FourStepsStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/05-four-steps/test_cpu.cpp"},
                               {off_by_a_known_error, 0}};
 
+// Wrong on purpose: steps once per mesh size and hands the stored state and clock back afterwards.
+void caches_by_size(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  static int cached_nx = -1, cached_ny = -1;
+  static std::vector<double> cached;
+  static Clock cached_clock;
+  if (p.mesh.nx != cached_nx || p.mesh.ny != cached_ny) {
+    reference_with<Mistake::none>(p, q, work, clock, steps);
+    cached.assign(q, q + kVars * p.mesh.cells()), cached_clock = *clock, cached_nx = p.mesh.nx, cached_ny = p.mesh.ny;
+  }
+  std::copy(cached.begin(), cached.end(), q);
+  *clock = cached_clock;
+}
+const FourStepsStage caching = {{"caching", "results kept between calls", tut::Side::cpu,
+                                 "tests/05-four-steps/test_cpu.cpp"},
+                                {caches_by_size, 0}};
+
 }  // namespace
+
+TEST(SuiteRejectsWrongStage, ResultsKeptBetweenCallsOfTheSameSizes) {
+  EXPECT_TRUE(matches_reference(caching, 37, 61, 2, 1e-3, Mistake::none, 11));   // the first call computes
+  EXPECT_FALSE(matches_reference(caching, 37, 61, 2, 1e-3, Mistake::none, 23));  // the second hands the first back
+}
 
 TEST(SuiteRejectsWrongStage, AnErrorJustPastTheToleranceButNotOneJustInside) {
   error_in_bounds = 0.9;

@@ -13,6 +13,10 @@ TEST_P(FourStepsGpuTest, MatchesReferenceOnAwkwardSizes) { expect_matches_refere
 
 TEST_P(FourStepsGpuTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
 
+TEST_P(FourStepsGpuTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_recomputes_when_only_the_inputs_change(*GetParam());
+}
+
 namespace {
 
 // Wrong on purpose: two kernels per Runge-Kutta stage, the first storing each cell's west and

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Grade students' submissions with the instructor's own tests, stage by stage.
+
+usage: grade.py SUBMISSION... [--chapter NN-name]... [--out DIR] [--timeout SECONDS]
+                [--sanitize] [--perf] [--build DIR]
+
+A SUBMISSION is a student's exercises/ folder, a clone of the course, or either one packed as
+.zip, .tar, .tar.gz or .tgz; a folder that holds submissions (one per entry) grades them all.
+Only the stage files of the chapters' stage lists are taken from a submission; they are built
+in the grading build (BUILD, default build-grading/ in this checkout: -Dkernels=submission)
+with this checkout's tests, common/ and build files. Everything else in a submission is
+ignored, and listed as such in the report.
+
+Each stage is graded alone: its tests (and the idea check of its line in the stage list), each
+under a time limit. A file that does not compile or link is replaced by its skeleton, so that
+the chapter's other stages are still graded. The report (OUT, default grading-report/) has one
+row per submission and stage, status pass, fail, skip, does-not-compile, timeout, crash,
+gaming or missing, with the first failure message: report.csv, report.md, report.junit.xml.
+
+  --chapter NN-name   grade these chapters only (default: every chapter with stages)
+  --timeout SECONDS   the limit for each test (default 300)
+  --sanitize          also run each GPU stage's tests under compute-sanitizer: memcheck, and
+                      racecheck where its file uses shared memory (needs a GPU)
+  --perf              time each passing GPU stage against its chapter's ceiling, measured in the
+                      same run, and give credit by tools/grading/targets.csv (needs a GPU)
+
+Gaming checks (see tools/grading/gaming.py): a stage file that calls cuBLAS, OpenBLAS or another
+stage's file without leave in targets.csv; a GPU stage whose test launched almost no GPU threads
+or copied its data to the host, compared with the solution's on the same test (needs a GPU: the
+solutions are graded first, as the reference); a stage that hands back an earlier result when
+called again with the same sizes and new inputs.
+"""
+import argparse
+import csv
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+from grading import build as grading_build
+from grading import gaming, perf, report, run_tests, stages, submission
+from grading.stages import ROOT
+
+SEVERITY = ("crash", "timeout", "fail", "skip", "pass")
+
+
+def usage_error(message: str):
+    print(f"grade.py: {message} (grade.py --help says how to call it)", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("submissions", nargs="*")
+    parser.add_argument("--chapter", action="append", default=[])
+    parser.add_argument("--out", default="grading-report")
+    parser.add_argument("--build", default=str(ROOT / "build-grading"))
+    parser.add_argument("--timeout", default="300")
+    parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--perf", action="store_true")
+    parser.add_argument("--help", "-h", action="store_true")
+    args, unknown = parser.parse_known_args(argv)
+    if args.help:
+        print(__doc__.strip())
+        sys.exit(0)
+    if unknown:
+        usage_error(f"unknown option {unknown[0]}")
+    if not args.submissions:
+        usage_error("no submission given")
+    known = stages.chapters()
+    for chapter in args.chapter:
+        if chapter not in known:
+            usage_error(f"no chapter {chapter!r} has stages; these do: {', '.join(known)}")
+    try:
+        args.timeout = float(args.timeout)
+        assert args.timeout > 0
+    except (ValueError, AssertionError):
+        usage_error(f"--timeout must be a positive number of seconds, got {args.timeout!r}")
+    args.build = pathlib.Path(args.build).resolve()
+    args.out = pathlib.Path(args.out)
+    return args
+
+
+def read_targets():
+    """(stage -> target fraction, 'NN-chapter/file' -> what it may call), from targets.csv."""
+    targets, may_call = {}, {}
+    with open(ROOT / "tools" / "grading" / "targets.csv") as f:
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
+            if row["target"].strip():
+                targets[(row["chapter"], row["stage"])] = float(row["target"])
+            for callee in row["may_call"].split():
+                may_call.setdefault((row["chapter"], row["stage"]), set()).add(
+                    callee if callee in gaming.LIBRARIES else f"{row['chapter']}/{callee}")
+    return targets, may_call
+
+
+def have_gpu(build) -> bool:
+    return subprocess.run([str(build / "chapters" / "00-device" / "device_info")], capture_output=True).returncode == 0
+
+
+class Grader:
+    def __init__(self, args, graded, skeletons):
+        self.args, self.graded, self.skeletons = args, graded, skeletons
+        self.files = stages.stage_files(graded)
+        self.targets, may_call = read_targets()
+        self.allowed = {}  # file -> what it may call (the union over the stages it holds)
+        for s in graded:
+            self.allowed.setdefault(s.path, set()).update(may_call.get((s.folder, s.key), set()))
+        self.tests = {t["name"]: t for t in run_tests.introspect(args.build)}
+        needed = [self.tests[n] for s in graded for n in (s.test, s.test + "-idea", "sanitize-" + s.test) if n in self.tests]
+        self.outputs = run_tests.outputs_for(args.build, needed) + [
+            "chapters/00-device/device_info", "tools/grading/libgrade_launch_counter.so"]
+        self.gpu = False
+        self.reference = {}  # stage test -> the launch counts of the solution's run
+        self.preload = str(args.build / "tools" / "grading" / "libgrade_launch_counter.so")
+
+    def run_test(self, name, counted=False):
+        return run_tests.run(self.tests[name], self.args.timeout, self.args.build, self.preload if counted else "")
+
+    def measure_reference(self):
+        """The solutions' launch counts on each GPU stage's test: what a stage computing on the
+        GPU does. A solution that fails here means this machine or checkout is not fit to grade."""
+        solutions = {f: (ROOT / "solutions" / f).read_bytes() for f in self.files}
+        replaced = grading_build.build_submission(self.args.build, solutions, self.skeletons, self.outputs)
+        if replaced:
+            sys.exit(f"grade.py: the solutions do not build here: {replaced}")
+        self.gpu = have_gpu(self.args.build)
+        if not self.gpu:
+            return
+        progress("reference: the solutions' GPU stages, for the launch counts")
+        for s in self.graded:
+            if s.side == "gpu":
+                outcome = self.run_test(s.test, counted=True)
+                if outcome.status != "pass":
+                    progress(f"  warning: the solution of {s.test} gives {outcome.status}: {outcome.message}")
+                self.reference[s.test] = outcome.counts
+
+    def grade(self, sub):
+        replaced = grading_build.build_submission(self.args.build, sub.files, self.skeletons, self.outputs)
+        calls = {}
+        for folder in dict.fromkeys(s.folder for s in self.graded):
+            mine = [f for f in self.files if f.startswith(folder + "/") and f in sub.files and f not in replaced]
+            calls.update(gaming.foreign_calls(self.args.build, mine, self.allowed))
+        rows = []
+        for s in self.graded:
+            row = {"submission": sub.name, "chapter": s.folder, "stage": s.key, "side": s.side, "fraction": "",
+                   "ceiling": "", "target": self.targets.get((s.folder, s.key), ""), "credit": "", "tests": ""}
+            start = time.monotonic()
+            if s.path not in sub.files:
+                row.update(status="missing", message=f"{s.path} is not in the submission")
+            elif s.path in replaced:
+                row.update(status="does-not-compile", message=replaced[s.path])
+            else:
+                row.update(self.run_stage(s, sub.files[s.path], calls.get(s.path, "")))
+            row["seconds"] = f"{time.monotonic() - start:.1f}"
+            progress(f"  {s.folder} {s.key}: {row['status']}" + (f" ({row['message'][:120]})" if row["message"] else ""))
+            rows.append(row)
+        if self.args.perf and self.gpu:
+            self.time_stages(rows)
+        return rows
+
+    def run_stage(self, s, source: bytes, foreign: str) -> dict:
+        counted = self.gpu and s.side == "gpu"
+        results = [("", self.run_test(s.test, counted))]
+        if s.has_idea and s.test + "-idea" in self.tests:
+            results.append(("idea check: ", self.run_test(s.test + "-idea")))
+        if self.args.sanitize and s.side != "cpu" and self.gpu:
+            test = self.tests["sanitize-" + s.test]
+            tools = "memcheck,racecheck" if b"__shared__" in source else "memcheck"
+            wrapped = dict(test, cmd=test["cmd"][:2] + ["--tools", tools] + test["cmd"][2:])
+            results.append(("compute-sanitizer: ", run_tests.run(wrapped, self.args.timeout * 4, self.args.build)))
+        main = results[0][1]
+        # the worst outcome; of two as bad, the sanitizer's message says more than the cases'
+        worst_prefix, worst = min(results, key=lambda r: (SEVERITY.index(r[1].status), not r[0].startswith("compute")))
+        passed = sum(r.status == "pass" for _, r in results)
+        found = {"status": worst.status, "message": worst_prefix + worst.message if worst.message else "",
+                 "tests": f"{passed}/{len(results)}"}
+        why = foreign
+        # only the case that calls it twice with the same sizes failed: it kept an earlier result
+        if main.failed_cases and all(run_tests.CACHING_CASE in case for case in main.failed_cases):
+            why = why or "hands back an earlier result: called again with the same sizes and new inputs, " \
+                         "it returned the first call's answer (results cached between calls?)"
+        if main.status == "pass" and counted:
+            why = why or gaming.computes_on_host(main.counts, self.reference.get(s.test, {}))
+        if why:
+            found.update(status="gaming", message=why)
+        return found
+
+    def time_stages(self, rows):
+        for folder in dict.fromkeys(r["chapter"] for r in rows):
+            names = [r["stage"] for r in rows if r["chapter"] == folder and r["status"] == "pass"
+                     and r["side"] == "gpu" and r["target"] != ""]
+            measured = perf.fractions(self.args.build, folder, names)
+            for r in rows:
+                if r["chapter"] == folder and r["stage"] in names:
+                    fraction = measured.get(r["stage"])
+                    r["ceiling"] = perf.CEILING[folder]
+                    r["fraction"] = f"{fraction:.3f}" if fraction is not None else ""
+                    r["credit"] = f"{perf.credit(fraction, r['target']):.2f}" if fraction is not None else "0.00"
+
+
+def progress(line: str):
+    print(line, file=sys.stderr, flush=True)
+
+
+def main(argv):
+    args = parse(argv)
+    graded = stages.read_stages(args.chapter or None)
+    try:
+        paths = submission.expand(args.submissions, stages.stage_files(graded))
+    except submission.SubmissionError as e:
+        usage_error(str(e))
+    with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
+        scratch = pathlib.Path(scratch)
+        every_file = stages.stage_files(stages.read_stages())
+        skeletons = grading_build.skeletons(every_file, scratch)
+        progress(f"grading {len(paths)} submission(s), {len(graded)} stages each, in {args.build}")
+        grading_build.configure(args.build, skeletons)
+        grader = Grader(args, graded, skeletons)
+        grader.measure_reference()
+        if not grader.gpu:
+            progress("no usable GPU here: the GPU stages are reported as skipped, not graded")
+        rows, ignored, seconds = [], {}, {}
+        for number, path in enumerate(paths, 1):
+            start = time.monotonic()
+            try:
+                sub = submission.load(path, stages.stage_files(graded), every_file, scratch)
+            except submission.SubmissionError as e:
+                progress(f"[{number}/{len(paths)}] {path}: {e}")
+                continue
+            progress(f"[{number}/{len(paths)}] {sub.name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")
+            rows += grader.grade(sub)
+            ignored[sub.name] = sub.ignored
+            seconds[sub.name] = time.monotonic() - start
+    report.write(rows, args.out, ignored, seconds)
+    print(f"{len(seconds)} submission(s) graded: {report.totals_line(rows)}; report in {args.out}/report.md, "
+          f"report.csv, report.junit.xml")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,106 @@
+"""Submissions: a student's exercises/ folder (or a clone of the whole course, or either one packed
+as .zip, .tar, .tar.gz or .tgz). Only the stage files named in the stage lists are taken from
+it; everything else it holds is listed as ignored."""
+import dataclasses
+import pathlib
+import tarfile
+import zipfile
+
+ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
+
+
+class SubmissionError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Submission:
+    name: str
+    origin: pathlib.Path
+    files: dict      # 'NN-chapter/file' -> its bytes, for the stage files it has
+    ignored: list    # every other file it holds, relative to the submission
+
+
+def is_archive(path: pathlib.Path) -> bool:
+    return path.is_file() and path.name.endswith(ARCHIVES)
+
+
+def name_of(path: pathlib.Path) -> str:
+    for suffix in ARCHIVES:
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return path.name
+
+
+def unpack(archive: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
+    """Extract ARCHIVE under INTO, refusing members that would land outside it."""
+    into.mkdir(parents=True, exist_ok=True)
+    try:
+        if archive.name.endswith(".zip"):
+            with zipfile.ZipFile(archive) as z:
+                members = z.namelist()
+                check_members(archive, members)
+                z.extractall(into)
+        else:
+            with tarfile.open(archive) as t:
+                check_members(archive, [m.name for m in t.getmembers()])
+                safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                t.extractall(into, members=[m for m in t.getmembers() if m.isfile() or m.isdir()], **safe)
+    except (zipfile.BadZipFile, tarfile.TarError, OSError) as e:
+        raise SubmissionError(f"{archive}: cannot unpack it ({e})") from e
+    return into
+
+
+def check_members(archive, names):
+    for n in names:
+        if n.startswith("/") or ".." in pathlib.PurePosixPath(n).parts:
+            raise SubmissionError(f"{archive}: member {n!r} would be written outside the submission")
+
+
+def stage_root(folder: pathlib.Path, wanted: list):
+    """The folder under FOLDER (itself, exercises/, a top folder of an archive, ...: up to three
+    levels down) that holds the most of the WANTED stage files, and how many it holds."""
+    best, best_count = folder, 0
+    candidates = [folder] + [p for p in folder.glob("*") if p.is_dir()] + [p for p in folder.glob("*/*") if p.is_dir()] \
+        + [p for p in folder.glob("*/*/*") if p.is_dir()]
+    for candidate in candidates:
+        count = sum((candidate / w).is_file() for w in wanted)
+        if count > best_count:
+            best, best_count = candidate, count
+    return best, best_count
+
+
+def expand(paths: list, wanted: list) -> list:
+    """The submissions named on the command line: a folder whose top (or its exercises/) holds no
+    stage file is a folder of submissions, one per entry."""
+    found = []
+    for path in paths:
+        path = pathlib.Path(path)
+        if not path.exists():
+            raise SubmissionError(f"{path}: no such file or folder")
+        if path.is_dir() and not any((path / top / w).is_file() for top in ("", "exercises") for w in wanted):
+            entries = sorted(p for p in path.iterdir() if p.is_dir() or is_archive(p))
+            if not entries:
+                raise SubmissionError(f"{path}: holds none of the stage files and no submissions")
+            found += entries
+        elif path.is_dir() or is_archive(path):
+            found.append(path)
+        else:
+            raise SubmissionError(f"{path}: not a folder nor a .zip, .tar, .tar.gz or .tgz archive")
+    names = [name_of(p) for p in found]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SubmissionError(f"two submissions are named {twice[0]!r}: give each its own name")
+    return found
+
+
+def load(path: pathlib.Path, wanted: list, every_stage_file: list, scratch: pathlib.Path) -> Submission:
+    """The WANTED stage files of the submission at PATH; the files it holds that are no stage
+    file of any chapter are the ignored ones."""
+    folder = unpack(path, scratch / name_of(path)) if is_archive(path) else path
+    root, _ = stage_root(folder, wanted)
+    files = {w: (root / w).read_bytes() for w in wanted if (root / w).is_file()}
+    taken = {(root / w).resolve() for w in every_stage_file if (root / w).is_file()}
+    ignored = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                     if p.is_file() and p.resolve() not in taken)
+    return Submission(name_of(path), path, files, ignored)
