@@ -20,7 +20,8 @@ gaming or missing, with the first failure message: report.csv, report.md, report
   --chapter NN-name   grade these chapters only (default: every chapter with stages)
   --timeout SECONDS   the limit for each test (default 300)
   --sanitize          also run each GPU stage's tests under compute-sanitizer: memcheck, and
-                      racecheck where its file uses shared memory (needs a GPU)
+                      racecheck where its file uses shared memory (needs a GPU; ten times the
+                      time limit, at least 600 s: the sanitizer slows kernels down)
   --perf              time each passing GPU stage against its chapter's ceiling, measured in the
                       same run, and give credit by tools/grading/targets.csv (needs a GPU)
 
@@ -169,7 +170,7 @@ class Grader:
             test = self.tests["sanitize-" + s.test]
             tools = "memcheck,racecheck" if b"__shared__" in source else "memcheck"
             wrapped = dict(test, cmd=test["cmd"][:2] + ["--tools", tools] + test["cmd"][2:])
-            results.append(("compute-sanitizer: ", run_tests.run(wrapped, self.args.timeout * 4, self.args.build)))
+            results.append(("compute-sanitizer: ", run_tests.run(wrapped, max(600, self.args.timeout * 10), self.args.build)))
         main = results[0][1]
         # the worst outcome; of two as bad, the sanitizer's message says more than the cases'
         worst_prefix, worst = min(results, key=lambda r: (SEVERITY.index(r[1].status), not r[0].startswith("compute")))

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Grades the synthetic submissions of make_submissions.py end to end with tools/grade.py
-(chapter 02-matmul, --sanitize, a 20 s limit per test) and checks the report: each planted
+(chapter 02-matmul, a 20 s limit per test; the out-of-bounds one with --sanitize and --perf) and
+checks the reports: each planted
 mistake gives the status and message it must, every other stage passes (or, without a GPU, its
 GPU stages are skipped), the files a student must not change are listed as ignored, and the
 CSV, Markdown and JUnit totals agree.
 
-usage: test_grader.py GRADING_BUILD_DIR
+usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
 """
 import collections
 import csv
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,26 +31,47 @@ def expected_status(stage_side: str, want: str, gpu: bool):
     return {want}
 
 
-def main(build: pathlib.Path) -> int:
+def grade(build, submissions, out, *options):
+    """Runs grade.py; (rows of report.csv, report.md, the JUnit root), or None if it failed."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions), "--chapter",
+                           "02-matmul", "--timeout", "20", "--out", str(out), "--build", str(build), *options],
+                          capture_output=True, text=True)
+    print(done.stderr[-8000:] + done.stdout)
+    if done.returncode != 0:
+        print(f"FAIL: grade.py exited {done.returncode}")
+        return None
+    return (list(csv.DictReader(open(out / "report.csv"))), (out / "report.md").read_text(),
+            ET.parse(out / "report.junit.xml").getroot())
+
+
+def main(build: pathlib.Path, keep=None) -> int:
+    """Every submission but the out-of-bounds one, then that one and all_correct again with
+    --sanitize and --perf (slow under the sanitizer: only these two)."""
     with tempfile.TemporaryDirectory(prefix="graded-") as scratch:
         scratch = pathlib.Path(scratch)
         make_submissions.write(scratch / "submissions")
-        out = scratch / "report"
-        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(scratch / "submissions"),
-                               "--chapter", "02-matmul", "--timeout", "20", "--sanitize", "--out", str(out),
-                               "--build", str(build)], capture_output=True, text=True)
-        print(done.stderr[-6000:] + done.stdout)
-        if done.returncode != 0:
-            print(f"FAIL: grade.py exited {done.returncode}")
-            return 1
-        rows = list(csv.DictReader(open(out / "report.csv")))
-        markdown = (out / "report.md").read_text()
-        junit = ET.parse(out / "report.junit.xml").getroot()
+        sanitized = [scratch / "submissions" / "writes_out_of_bounds", scratch / "submissions" / "all_correct.tar.gz"]
+        first = grade(build, [p for p in sorted((scratch / "submissions").iterdir()) if p != sanitized[0]],
+                      scratch / "report")
+        second = grade(build, sanitized, scratch / "report-sanitized", "--sanitize", "--perf")
+        for report in ("report", "report-sanitized") if keep else ():
+            shutil.copytree(scratch / report, pathlib.Path(keep) / report, dirs_exist_ok=True)
+    if not first or not second:
+        return 1
+    problems = check(*first, expect_out_of_bounds=False) + check(*second, expect_out_of_bounds=True)
+    for p in problems:
+        print("FAIL:", p)
+    print(f"{len(first[0]) + len(second[0])} rows checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def check(rows, markdown, junit, expect_out_of_bounds):
     problems = []
     gpu = any(r["submission"] == "all_correct" and r["side"] == "gpu" and r["status"] == "pass" for r in rows)
     print(f"graded {'with' if gpu else 'without'} a GPU")
-    by = {(r["submission"], r["stage"]): r for r in rows}
     for name, (_, expected) in make_submissions.SUBMISSIONS.items():
+        if (name == "writes_out_of_bounds") != expect_out_of_bounds and name != "all_correct":
+            continue
         stages = [r for r in rows if r["submission"] == name]
         if not stages:
             problems.append(f"{name}: not in the report")
@@ -61,7 +84,7 @@ def main(build: pathlib.Path) -> int:
                 problems.append(f"{name} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
                                 + (f" with {piece!r}" if piece else ""))
     for ignored in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
-        if ignored not in markdown:
+        if not expect_out_of_bounds and ignored not in markdown:
             problems.append(f"edits_tests_and_common: {ignored} is not listed as ignored")
     count = collections.Counter(r["status"] for r in rows)
     failing = sum(n for s, n in count.items() if s not in ("pass", "skip"))
@@ -69,13 +92,14 @@ def main(build: pathlib.Path) -> int:
         problems.append(f"JUnit totals {dict(junit.attrib)} differ from the CSV's: {len(rows)} rows, {dict(count)}")
     if f"{count['pass']} pass" not in markdown:
         problems.append("the Markdown totals differ from the CSV's")
-    for p in problems:
-        print("FAIL:", p)
-    print(f"{len(rows)} rows checked, {len(problems)} problem(s)")
-    return 1 if problems else 0
+    if expect_out_of_bounds and gpu:  # --perf: each passing GPU stage with a target has its fraction
+        for r in rows:
+            if r["status"] == "pass" and r["target"] and not r["fraction"]:
+                problems.append(f"{r['submission']} {r['stage']}: --perf measured no fraction of the ceiling")
+    return problems
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    sys.exit(main(pathlib.Path(sys.argv[1]).resolve()))
+    sys.exit(main(pathlib.Path(sys.argv[1]).resolve(), *sys.argv[2:]))

@@ -48,7 +48,7 @@ CEILING = {"01-heat": "copy", "02-matmul": "cuBLAS", "03-poisson": "copy", "04-p
 
 def bench(build, program, *args):
     done = subprocess.run([str(build / "chapters" / program), *args, "--csv"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+                          cwd=ROOT, timeout=120)
     if done.returncode != 0:
         return []
     return list(csv.DictReader(io.StringIO(done.stdout)))
