@@ -18,8 +18,9 @@ What counts as a command, in the Markdown:
 A command must otherwise exit 0. No command may change a file in exercises/ (only the "edit"
 turns do), and each document starts from the pristine exercises/.
 
-The shell is the one the README's quick start leaves: its .venv/ active. $SUBMISSION, which
-the Grading section uses, is the solutions/ tree graded as one student's exercises/.
+The shell is the one the README's quick start leaves: its .venv/ active. $SUBMISSIONS, which
+the Grading section uses, is a folder of two students' work: alice/ (the solutions/ tree, as a
+student who solved everything) and bob.tar.gz (the pristine exercises/, as one who did nothing).
 
 Usage: documented_commands.py REPOSITORY_ROOT [DOCUMENT.md ...]   (default: all of them)
 """
@@ -29,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 SKIP = 77
@@ -107,8 +109,17 @@ def activated_env(copy: pathlib.Path) -> dict:
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env.pop("PYTHONHOME", None)
     env[GUARD] = "1"
-    env["SUBMISSION"] = str(copy / "solutions")
+    env["SUBMISSIONS"] = str(submissions(copy))
     return env
+
+
+def submissions(copy: pathlib.Path) -> pathlib.Path:
+    """A folder of submissions beside COPY: alice/ solved everything, bob.tar.gz nothing."""
+    folder = copy.parent / "submissions"
+    shutil.copytree(copy / "solutions", folder / "alice")
+    with tarfile.open(folder / "bob.tar.gz", "w:gz") as bob:
+        bob.add(copy / "exercises", arcname="exercises")
+    return folder
 
 
 def snapshot(folder: pathlib.Path) -> dict:

@@ -23,7 +23,8 @@ gaming or missing, with the first failure message: report.csv, report.md, report
                       racecheck where its file uses shared memory (needs a GPU; ten times the
                       time limit, at least 600 s: the sanitizer slows kernels down)
   --perf              time each passing GPU stage against its chapter's ceiling, measured in the
-                      same run, and give credit by tools/grading/targets.csv (needs a GPU)
+                      same run, and give credit where tools/grading/targets.csv sets a target
+                      (needs a GPU; tools/grading/calibrate.py sets the targets from the solutions)
 
 Gaming checks (see tools/grading/gaming.py): a stage file that calls cuBLAS, OpenBLAS or another
 stage's file without leave in targets.csv; a GPU stage whose test launched almost no GPU threads
@@ -191,14 +192,15 @@ class Grader:
     def time_stages(self, rows):
         for folder in dict.fromkeys(r["chapter"] for r in rows):
             names = [r["stage"] for r in rows if r["chapter"] == folder and r["status"] == "pass"
-                     and r["side"] == "gpu" and r["target"] != ""]
+                     and r["side"] == "gpu" and r["stage"] not in perf.UNTIMED.get(folder, ())]
             measured = perf.fractions(self.args.build, folder, names)
             for r in rows:
-                if r["chapter"] == folder and r["stage"] in names:
+                if r["chapter"] == folder and r["stage"] in names and folder in perf.CEILING:
                     fraction = measured.get(r["stage"])
                     r["ceiling"] = perf.CEILING[folder]
                     r["fraction"] = f"{fraction:.3f}" if fraction is not None else ""
-                    r["credit"] = f"{perf.credit(fraction, r['target']):.2f}" if fraction is not None else "0.00"
+                    if r["target"] != "":  # a stage without a target is timed, for calibrate.py, not graded
+                        r["credit"] = f"{perf.credit(fraction, r['target']):.2f}" if fraction is not None else "0.00"
 
 
 def progress(line: str):

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""tools/grading/calibrate.py on a made-up report of the solutions: the stages it measured get
+0.9 (or --factor) times their fraction as target, a stage it did not measure keeps its target,
+a new stage is added in lesson order, the comments and may_call column stay, bad input is
+refused with exit 2, and a report made without a GPU gives exit 77."""
+import csv
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CALIBRATE = ROOT / "tools" / "grading" / "calibrate.py"
+REPORT = [  # chapter, stage, fraction ("" where the report has none)
+    ("01-heat", "v2", "0.500"), ("01-heat", "v7", "0.800"), ("02-matmul", "gpu7", "0.950"),
+    ("02-matmul", "nat", ""), ("04-particle-mesh", "force/gpu1", "0.100")]
+
+
+def targets(path):
+    rows = csv.DictReader(line for line in open(path) if not line.startswith("#"))
+    return {(r["chapter"], r["stage"]): r for r in rows}
+
+
+def main() -> int:
+    problems = []
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        mine = scratch / "targets.csv"
+        shutil.copy(ROOT / "tools" / "grading" / "targets.csv", mine)
+        before = targets(mine)
+        report = scratch / "report.csv"
+        with open(report, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["submission", "chapter", "stage", "status", "fraction"])
+            writer.writerows(["solutions", c, s, "pass", fr] for c, s, fr in REPORT)
+        done = subprocess.run([sys.executable, str(CALIBRATE), str(report), "--factor", "0.8", "--targets", str(mine)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            return print(f"FAIL: calibrate.py exited {done.returncode}: {done.stderr}") or 1
+        after = targets(mine)
+        for chapter, stage, fraction in REPORT:
+            want = f"{0.8 * float(fraction):.3f}" if fraction else before.get((chapter, stage), {}).get("target")
+            got = after.get((chapter, stage), {}).get("target")
+            if got != want:
+                problems.append(f"{chapter} {stage}: target {got!r}, expected {want!r}")
+        for key in set(before) - {(c, s) for c, s, _ in REPORT}:
+            if after.get(key) != before[key]:
+                problems.append(f"{key}: changed although the report did not measure it")
+        if after[("01-heat", "v7")]["may_call"] != before[("01-heat", "v7")]["may_call"]:
+            problems.append("01-heat v7: its may_call was lost")
+        order = list(after)
+        if order.index(("04-particle-mesh", "force/gpu1")) > order.index(("04-particle-mesh", "force/gpu2")):
+            problems.append("force/gpu1 was not put before force/gpu2 (lesson order)")
+        if not mine.read_text().startswith("# What tools/grade.py expects"):
+            problems.append("the comments at the top were lost")
+        for bad in ([str(scratch / "none.csv")], [str(report), "--factor", "0"], [str(mine)]):
+            refused = subprocess.run([sys.executable, str(CALIBRATE), *bad, "--targets", str(mine)],
+                                     capture_output=True, text=True)
+            if refused.returncode != 2 or not refused.stderr.strip():
+                problems.append(f"calibrate.py {' '.join(bad)}: exit {refused.returncode}, expected 2 with a message")
+        without_gpu = scratch / "without-gpu.csv"
+        without_gpu.write_text("submission,chapter,stage,side,status,fraction\nsolutions,01-heat,v1,gpu,skip,\n")
+        skipped = subprocess.run([sys.executable, str(CALIBRATE), str(without_gpu), "--targets", str(mine)],
+                                 capture_output=True, text=True)
+        if skipped.returncode != 77:
+            problems.append(f"a report made without a GPU: exit {skipped.returncode}, expected 77 (SKIP)")
+    for p in problems:
+        print("FAIL:", p)
+    print(f"{len(REPORT)} stages calibrated, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
