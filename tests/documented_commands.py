@@ -114,8 +114,8 @@ def activated_env(copy: pathlib.Path) -> dict:
 
 
 def submissions(copy: pathlib.Path) -> pathlib.Path:
-    """A folder of submissions beside COPY: alice/ solved everything, bob.tar.gz nothing."""
-    folder = copy.parent / "submissions"
+    """A folder of submissions in COPY (gone with it): alice/ solved everything, bob.tar.gz nothing."""
+    folder = copy / ".submissions"
     shutil.copytree(copy / "solutions", folder / "alice")
     with tarfile.open(folder / "bob.tar.gz", "w:gz") as bob:
         bob.add(copy / "exercises", arcname="exercises")
