@@ -10,6 +10,7 @@ usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
 """
 import collections
 import csv
+import os
 import pathlib
 import shutil
 import subprocess
@@ -102,4 +103,7 @@ def check(rows, markdown, junit, expect_out_of_bounds):
 if __name__ == "__main__":
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
+    if os.environ.get("TUT_DOCUMENTED_COMMANDS"):  # the suite that runs the documented commands runs this too
+        print("skipped: inside the documented commands' scratch copy; the outer suite grades the same submissions")
+        sys.exit(77)
     sys.exit(main(pathlib.Path(sys.argv[1]).resolve(), *sys.argv[2:]))
