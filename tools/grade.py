@@ -4,8 +4,9 @@
 usage: grade.py SUBMISSION... [--chapter NN-name]... [--out DIR] [--timeout SECONDS]
                 [--sanitize] [--perf] [--build DIR]
 
-A SUBMISSION is a student's exercises/ folder, a clone of the course, or either one packed as
-.zip, .tar, .tar.gz or .tgz; a folder that holds submissions (one per entry) grades them all.
+A SUBMISSION is a student's exercises/ folder, a clone of the course (its exercises/ is graded,
+never its solutions/), or either one packed as .zip, .tar, .tar.gz or .tgz; a folder that holds
+submissions (one per entry) grades them all, and an entry it cannot read is reported as missing.
 Only the stage files of the chapters' stage lists are taken from a submission; they are built
 in the grading build (BUILD, default build-grading/ in this checkout: -Dkernels=submission)
 with this checkout's tests, common/ and build files. Everything else in a submission is
@@ -201,6 +202,9 @@ class Grader:
                     r["fraction"] = f"{fraction:.3f}" if fraction is not None else ""
                     if r["target"] != "":  # a stage without a target is timed, for calibrate.py, not graded
                         r["credit"] = f"{perf.credit(fraction, r['target']):.2f}" if fraction is not None else "0.00"
+                    if fraction is None:
+                        r["message"] = (f"--perf: {perf.PROGRAM[folder]} failed or ran past {perf.LIMIT} s, "
+                                        "so no time was measured")
 
 
 def progress(line: str):
@@ -229,8 +233,12 @@ def main(argv):
             start = time.monotonic()
             try:
                 sub = submission.load(path, stages.stage_files(graded), every_file, scratch)
-            except submission.SubmissionError as e:
+            except submission.SubmissionError as e:  # still a row per stage: no student drops out of the report
                 progress(f"[{number}/{len(paths)}] {path}: {e}")
+                blank = dict.fromkeys(report.FIELDS, "")
+                rows += [dict(blank, submission=submission.name_of(path), chapter=s.folder, stage=s.key, side=s.side,
+                              status="missing", message=f"could not read the submission: {e}") for s in graded]
+                seconds[submission.name_of(path)] = time.monotonic() - start
                 continue
             progress(f"[{number}/{len(paths)}] {sub.name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")
             rows += grader.grade(sub)

@@ -94,6 +94,18 @@ extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C
 const MatmulCode matmul_nat{matmult_nat};
 '''
 
+OPENBLAS_NAT = '''#include <cblas.h>
+
+#include "matmul.h"
+
+// The library's product, handed in as the hand-written loop.
+extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, A, k, B, n, 0.0, C, n);
+}
+
+const MatmulCode matmul_nat{matmult_nat};
+'''
+
 # submission -> (edits: file -> (old text, new text) or whole new text, expected: stage -> (status, message piece))
 SUBMISSIONS = {
     "all_correct": ({}, {}),
@@ -111,8 +123,16 @@ SUBMISSIONS = {
     "cublas_in_gpu2": ({"gpu2.cu": CUBLAS_GPU2}, {"gpu2": ("gaming", "calls cublas")}),
     "computes_on_host": ({"gpu1.cu": HOST_GPU1}, {"gpu1": ("gpu-gaming", "computes on the host")}),
     "caches_results": ({"nat.cpp": CACHING_NAT}, {"nat": ("gaming", "hands back an earlier result")}),
+    "borrows_code": ({"nat.cpp": OPENBLAS_NAT,
+                      "gpu5.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
+                                  "{\n  matmult_gpu2(m, n, k, A, B, C);  // gpu2's work, handed in as gpu5's\n}\n\n"
+                                  "const MatmulCode matmul_gpu5")},
+                     {"nat": ("gaming", "calls openblas (cblas_dgemm)"),
+                      "gpu5": ("gaming", "calls matmult_gpu2 of 02-matmul/gpu2.cu")}),
 }
 ARCHIVED = "all_correct"  # this one is handed in as a .tar.gz
+CLONED = "wrong_stage"  # this one as a clone of the course: the grader must not take its solutions/
+UNREADABLE = "late_submission"  # a .rar: a format the grader does not read, and must report
 
 
 def write(out: pathlib.Path) -> None:
@@ -132,10 +152,13 @@ def write(out: pathlib.Path) -> None:
             for rel in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
                 (course / rel).parent.mkdir(parents=True, exist_ok=True)
                 (course / rel).write_text((ROOT / rel).read_text() + "\n// loosened: every comparison passes\n")
+        if name == CLONED:
+            shutil.copytree(ROOT / "solutions", course / "solutions")
         if name == ARCHIVED:
             with tarfile.open(out / f"{name}.tar.gz", "w:gz") as t:
                 t.add(course, arcname=name)
             shutil.rmtree(course)
+    (out / f"{UNREADABLE}.rar").write_bytes(b"Rar!\x1a\x07\x00 not read by the grader")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Grades the synthetic submissions of make_submissions.py end to end with tools/grade.py
-(chapter 02-matmul, a 20 s limit per test; the out-of-bounds one with --sanitize and --perf) and
-checks the reports: each planted
-mistake gives the status and message it must, every other stage passes (or, without a GPU, its
-GPU stages are skipped), the files a student must not change are listed as ignored, and the
-CSV, Markdown and JUnit totals agree.
+(chapter 02-matmul, a 20 s limit per test; the folder of them all, then the out-of-bounds one
+again with --sanitize and --perf) and checks the reports: each planted mistake gives the status
+and message it must, every other stage passes (or, without a GPU, its GPU stages are skipped),
+the files a student must not change are listed as ignored, a file the grader cannot read is
+reported, and the CSV, Markdown and JUnit totals agree.
 
 usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
 """
@@ -46,14 +46,13 @@ def grade(build, submissions, out, *options):
 
 
 def main(build: pathlib.Path, keep=None) -> int:
-    """Every submission but the out-of-bounds one, then that one and all_correct again with
-    --sanitize and --perf (slow under the sanitizer: only these two)."""
+    """The whole folder, then the out-of-bounds submission and all_correct again with --sanitize
+    and --perf (slow under the sanitizer: only these two)."""
     with tempfile.TemporaryDirectory(prefix="graded-") as scratch:
         scratch = pathlib.Path(scratch)
         make_submissions.write(scratch / "submissions")
         sanitized = [scratch / "submissions" / "writes_out_of_bounds", scratch / "submissions" / "all_correct.tar.gz"]
-        first = grade(build, [p for p in sorted((scratch / "submissions").iterdir()) if p != sanitized[0]],
-                      scratch / "report")
+        first = grade(build, [scratch / "submissions"], scratch / "report")
         second = grade(build, sanitized, scratch / "report-sanitized", "--sanitize", "--perf")
         for report in ("report", "report-sanitized") if keep else ():
             shutil.copytree(scratch / report, pathlib.Path(keep) / report, dirs_exist_ok=True)
@@ -71,8 +70,10 @@ def check(rows, markdown, junit, expect_out_of_bounds):
     gpu = any(r["submission"] == "all_correct" and r["side"] == "gpu" and r["status"] == "pass" for r in rows)
     print(f"graded {'with' if gpu else 'without'} a GPU")
     for name, (_, expected) in make_submissions.SUBMISSIONS.items():
-        if (name == "writes_out_of_bounds") != expect_out_of_bounds and name != "all_correct":
+        if expect_out_of_bounds and name not in ("writes_out_of_bounds", "all_correct"):
             continue
+        if name == "writes_out_of_bounds" and not expect_out_of_bounds:
+            expected = {}  # its tests pass: only the sanitizer sees the write
         stages = [r for r in rows if r["submission"] == name]
         if not stages:
             problems.append(f"{name}: not in the report")
@@ -84,6 +85,10 @@ def check(rows, markdown, junit, expect_out_of_bounds):
             if r["status"] not in allowed or (r["status"] != "skip" and piece not in r["message"]):
                 problems.append(f"{name} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
                                 + (f" with {piece!r}" if piece else ""))
+    late = [r for r in rows if r["submission"] == make_submissions.UNREADABLE + ".rar"]
+    if not expect_out_of_bounds and (not late or any(r["status"] != "missing" or "could not read" not in r["message"]
+                                                     for r in late)):
+        problems.append(f"{make_submissions.UNREADABLE}.rar: not reported as unreadable, one row per stage: {late}")
     for ignored in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
         if not expect_out_of_bounds and ignored not in markdown:
             problems.append(f"edits_tests_and_common: {ignored} is not listed as ignored")

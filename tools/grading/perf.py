@@ -49,9 +49,14 @@ CEILING = {"01-heat": "copy", "02-matmul": "cuBLAS", "03-poisson": "copy", "04-p
 UNTIMED = {"02-matmul": ("gpu1", "gpulib"), "03-poisson": ("gpu1",)}
 
 
+PROGRAM = {"01-heat": "heat3d", "02-matmul": "matmul_bench", "03-poisson": "jacobi",
+           "04-particle-mesh": "part2data or force"}
+LIMIT = 120  # seconds for each run of a chapter's program
+
+
 def bench(build, program, *args):
     done = subprocess.run([str(build / "chapters" / program), *args, "--csv"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=LIMIT)
     if done.returncode != 0:
         return []
     return list(csv.DictReader(io.StringIO(done.stdout)))

@@ -59,15 +59,13 @@ def check_members(archive, names):
 
 def stage_root(folder: pathlib.Path, wanted: list):
     """The folder under FOLDER (itself, exercises/, a top folder of an archive, ...: up to three
-    levels down) that holds the most of the WANTED stage files, and how many it holds."""
-    best, best_count = folder, 0
-    candidates = [folder] + [p for p in folder.glob("*") if p.is_dir()] + [p for p in folder.glob("*/*") if p.is_dir()] \
-        + [p for p in folder.glob("*/*/*") if p.is_dir()]
-    for candidate in candidates:
-        count = sum((candidate / w).is_file() for w in wanted)
-        if count > best_count:
-            best, best_count = candidate, count
-    return best, best_count
+    levels down) that holds the most of the WANTED stage files, and how many it holds. Of a
+    clone of the course, that is exercises/, never the solutions/ beside it."""
+    candidates = [folder] + sorted(p for pattern in ("*", "*/*", "*/*/*") for p in folder.glob(pattern) if p.is_dir())
+    counted = [(sum((c / w).is_file() for w in wanted), c.name == "exercises", c) for c in candidates
+               if "solutions" not in c.relative_to(folder).parts]
+    count, _, best = max(counted, key=lambda entry: entry[:2])
+    return (best, count) if count else (folder, 0)
 
 
 def expand(paths: list, wanted: list) -> list:
@@ -79,7 +77,8 @@ def expand(paths: list, wanted: list) -> list:
         if not path.exists():
             raise SubmissionError(f"{path}: no such file or folder")
         if path.is_dir() and not any((path / top / w).is_file() for top in ("", "exercises") for w in wanted):
-            entries = sorted(p for p in path.iterdir() if p.is_dir() or is_archive(p))
+            # every entry, so that one in a format not read here is reported, not left out
+            entries = sorted(p for p in path.iterdir() if not p.name.startswith("."))
             if not entries:
                 raise SubmissionError(f"{path}: holds none of the stage files and no submissions")
             found += entries
@@ -97,6 +96,8 @@ def expand(paths: list, wanted: list) -> list:
 def load(path: pathlib.Path, wanted: list, every_stage_file: list, scratch: pathlib.Path) -> Submission:
     """The WANTED stage files of the submission at PATH; the files it holds that are no stage
     file of any chapter are the ignored ones."""
+    if path.is_file() and not is_archive(path):
+        raise SubmissionError(f"{path.name}: not a folder nor a .zip, .tar, .tar.gz or .tgz archive")
     folder = unpack(path, scratch / name_of(path)) if is_archive(path) else path
     root, _ = stage_root(folder, wanted)
     files = {w: (root / w).read_bytes() for w in wanted if (root / w).is_file()}
