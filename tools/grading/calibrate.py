@@ -23,14 +23,9 @@ sys.path.insert(0, str(HERE.parent))
 from grading import stages  # noqa: E402  (tools/ is not a package on the path by default)
 
 
-def measured(reports) -> dict:
-    """(chapter, stage) -> the solutions' fraction of the ceiling, from grade.py --perf reports."""
-    found = {}
-    for path in reports:
-        for row in csv.DictReader(open(path)):
-            if row.get("fraction"):
-                found[(row["chapter"], row["stage"])] = float(row["fraction"])
-    return found
+def measured(rows) -> dict:
+    """(chapter, stage) -> the solutions' fraction of the ceiling, from the rows of grade.py --perf reports."""
+    return {(r["chapter"], r["stage"]): float(r["fraction"]) for r in rows if r.get("fraction")}
 
 
 def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int:
@@ -66,8 +61,9 @@ def main(argv) -> int:
     if not 0 < args.factor <= 1:
         print(f"calibrate.py: --factor must be above 0 and at most 1, got {args.factor}", file=sys.stderr)
         return 2
-    fractions = measured(args.reports)
-    gpu_rows = [r for path in args.reports for r in csv.DictReader(open(path)) if r.get("side") == "gpu"]
+    rows = [r for path in args.reports for r in csv.DictReader(open(path))]
+    fractions = measured(rows)
+    gpu_rows = [r for r in rows if r.get("side") == "gpu"]
     if not fractions and gpu_rows and all(r["status"] == "skip" for r in gpu_rows):
         print("calibrate.py: the report's GPU stages were skipped, graded where there is no GPU: nothing to "
               "calibrate from (grade the solutions with --perf on the GPU that will grade)", file=sys.stderr)

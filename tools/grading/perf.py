@@ -47,10 +47,6 @@ CEILING = {"01-heat": "copy", "02-matmul": "cuBLAS", "03-poisson": "copy", "04-p
 # gpu1 of matmul and poisson run one GPU thread: minutes at the sizes above, and no lesson in
 # their speed; gpulib is cuBLAS, the ceiling itself
 UNTIMED = {"02-matmul": ("gpu1", "gpulib"), "03-poisson": ("gpu1",)}
-
-
-PROGRAM = {"01-heat": "heat3d", "02-matmul": "matmul_bench", "03-poisson": "jacobi",
-           "04-particle-mesh": "part2data or force"}
 LIMIT = 120  # seconds for each run of a chapter's program
 
 

@@ -25,6 +25,11 @@ def is_archive(path: pathlib.Path) -> bool:
     return path.is_file() and path.name.endswith(ARCHIVES)
 
 
+def unreadable(path: pathlib.Path) -> str:
+    """Why PATH cannot be a submission ('' if it can)."""
+    return "" if path.is_dir() or is_archive(path) else "not a folder nor a .zip, .tar, .tar.gz or .tgz archive"
+
+
 def name_of(path: pathlib.Path) -> str:
     for suffix in ARCHIVES:
         if path.name.endswith(suffix):
@@ -82,10 +87,10 @@ def expand(paths: list, wanted: list) -> list:
             if not entries:
                 raise SubmissionError(f"{path}: holds none of the stage files and no submissions")
             found += entries
-        elif path.is_dir() or is_archive(path):
-            found.append(path)
+        elif unreadable(path):
+            raise SubmissionError(f"{path}: {unreadable(path)}")
         else:
-            raise SubmissionError(f"{path}: not a folder nor a .zip, .tar, .tar.gz or .tgz archive")
+            found.append(path)
     names = [name_of(p) for p in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -96,8 +101,8 @@ def expand(paths: list, wanted: list) -> list:
 def load(path: pathlib.Path, wanted: list, every_stage_file: list, scratch: pathlib.Path) -> Submission:
     """The WANTED stage files of the submission at PATH; the files it holds that are no stage
     file of any chapter are the ignored ones."""
-    if path.is_file() and not is_archive(path):
-        raise SubmissionError(f"{path.name}: not a folder nor a .zip, .tar, .tar.gz or .tgz archive")
+    if unreadable(path):
+        raise SubmissionError(f"{path.name}: {unreadable(path)}")
     folder = unpack(path, scratch / name_of(path)) if is_archive(path) else path
     root, _ = stage_root(folder, wanted)
     files = {w: (root / w).read_bytes() for w in wanted if (root / w).is_file()}
