@@ -139,6 +139,11 @@ class Grader:
                     progress(f"  warning: the solution of {s.test} gives {outcome.status}: {outcome.message}")
                 self.reference[s.test] = outcome.counts
 
+    def new_row(self, name, s) -> dict:
+        """Submission NAME's row for stage S, before it is graded: every field of the report."""
+        return dict(dict.fromkeys(report.FIELDS, ""), submission=name, chapter=s.folder, stage=s.key, side=s.side,
+                    target=self.targets.get((s.folder, s.key), ""))
+
     def grade(self, sub):
         replaced = grading_build.build_submission(self.args.build, sub.files, self.skeletons, self.outputs)
         calls = {}
@@ -147,8 +152,7 @@ class Grader:
             calls.update(gaming.foreign_calls(self.args.build, mine, self.allowed))
         rows = []
         for s in self.graded:
-            row = {"submission": sub.name, "chapter": s.folder, "stage": s.key, "side": s.side, "fraction": "",
-                   "ceiling": "", "target": self.targets.get((s.folder, s.key), ""), "credit": "", "tests": ""}
+            row = self.new_row(sub.name, s)
             start = time.monotonic()
             if s.path not in sub.files:
                 row.update(status="missing", message=f"{s.path} is not in the submission")
@@ -231,12 +235,11 @@ def main(argv):
         for number, path in enumerate(paths, 1):
             start = time.monotonic()
             try:
-                sub = submission.load(path, stages.stage_files(graded), every_file, scratch)
+                sub = submission.load(path, grader.files, every_file, scratch)
             except submission.SubmissionError as e:  # still a row per stage: no student drops out of the report
                 progress(f"[{number}/{len(paths)}] {path}: {e}")
-                blank = dict.fromkeys(report.FIELDS, "")
-                rows += [dict(blank, submission=submission.name_of(path), chapter=s.folder, stage=s.key, side=s.side,
-                              status="missing", message=f"could not read the submission: {e}") for s in graded]
+                rows += [dict(grader.new_row(submission.name_of(path), s), status="missing",
+                              message=f"could not read the submission: {e}") for s in graded]
                 seconds[submission.name_of(path)] = time.monotonic() - start
                 continue
             progress(f"[{number}/{len(paths)}] {sub.name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")

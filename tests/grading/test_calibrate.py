@@ -17,6 +17,10 @@ REPORT = [  # chapter, stage, fraction ("" where the report has none)
     ("02-matmul", "nat", ""), ("04-particle-mesh", "force/gpu1", "0.100")]
 
 
+def calibrate(*args):
+    return subprocess.run([sys.executable, str(CALIBRATE), *map(str, args)], capture_output=True, text=True)
+
+
 def targets(path):
     rows = csv.DictReader(line for line in open(path) if not line.startswith("#"))
     return {(r["chapter"], r["stage"]): r for r in rows}
@@ -34,8 +38,7 @@ def main() -> int:
             writer = csv.writer(f)
             writer.writerow(["submission", "chapter", "stage", "status", "fraction"])
             writer.writerows(["solutions", c, s, "pass", fr] for c, s, fr in REPORT)
-        done = subprocess.run([sys.executable, str(CALIBRATE), str(report), "--factor", "0.8", "--targets", str(mine)],
-                              capture_output=True, text=True)
+        done = calibrate(report, "--factor", "0.8", "--targets", mine)
         if done.returncode != 0:
             return print(f"FAIL: calibrate.py exited {done.returncode}: {done.stderr}") or 1
         after = targets(mine)
@@ -55,14 +58,12 @@ def main() -> int:
         if not mine.read_text().startswith("# What tools/grade.py expects"):
             problems.append("the comments at the top were lost")
         for bad in ([str(scratch / "none.csv")], [str(report), "--factor", "0"], [str(mine)]):
-            refused = subprocess.run([sys.executable, str(CALIBRATE), *bad, "--targets", str(mine)],
-                                     capture_output=True, text=True)
+            refused = calibrate(*bad, "--targets", mine)
             if refused.returncode != 2 or not refused.stderr.strip():
                 problems.append(f"calibrate.py {' '.join(bad)}: exit {refused.returncode}, expected 2 with a message")
         without_gpu = scratch / "without-gpu.csv"
         without_gpu.write_text("submission,chapter,stage,side,status,fraction\nsolutions,01-heat,v1,gpu,skip,\n")
-        skipped = subprocess.run([sys.executable, str(CALIBRATE), str(without_gpu), "--targets", str(mine)],
-                                 capture_output=True, text=True)
+        skipped = calibrate(without_gpu, "--targets", mine)
         if skipped.returncode != 77:
             problems.append(f"a report made without a GPU: exit {skipped.returncode}, expected 77 (SKIP)")
     for p in problems:

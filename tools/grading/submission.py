@@ -87,8 +87,8 @@ def expand(paths: list, wanted: list) -> list:
             if not entries:
                 raise SubmissionError(f"{path}: holds none of the stage files and no submissions")
             found += entries
-        elif unreadable(path):
-            raise SubmissionError(f"{path}: {unreadable(path)}")
+        elif why := unreadable(path):
+            raise SubmissionError(f"{path}: {why}")
         else:
             found.append(path)
     names = [name_of(p) for p in found]
@@ -101,8 +101,8 @@ def expand(paths: list, wanted: list) -> list:
 def load(path: pathlib.Path, wanted: list, every_stage_file: list, scratch: pathlib.Path) -> Submission:
     """The WANTED stage files of the submission at PATH; the files it holds that are no stage
     file of any chapter are the ignored ones."""
-    if unreadable(path):
-        raise SubmissionError(f"{path.name}: {unreadable(path)}")
+    if why := unreadable(path):
+        raise SubmissionError(f"{path.name}: {why}")
     folder = unpack(path, scratch / name_of(path)) if is_archive(path) else path
     root, _ = stage_root(folder, wanted)
     files = {w: (root / w).read_bytes() for w in wanted if (root / w).is_file()}
