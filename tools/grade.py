@@ -2,7 +2,7 @@
 """Grade students' submissions with the instructor's own tests, stage by stage.
 
 usage: grade.py SUBMISSION... [--chapter NN-name]... [--out DIR] [--timeout SECONDS]
-                [--sanitize] [--perf] [--build DIR]
+                [--sanitize] [--perf] [--build DIR] [--require-sandbox] [--memory-limit GIB]
 
 A SUBMISSION is a student's exercises/ folder, a clone of the course (its exercises/ is graded,
 never its solutions/), or either one packed as .zip, .tar, .tar.gz or .tgz; a folder that holds
@@ -14,9 +14,16 @@ ignored, and listed as such in the report.
 
 Each stage is graded alone: its tests (and the idea check of its line in the stage list), each
 under a time limit. A file that does not compile or link is replaced by its skeleton, so that
-the chapter's other stages are still graded. The report (OUT, default grading-report/) has one
-row per submission and stage, status pass, fail, skip, does-not-compile, timeout, crash,
-gaming or missing, with the first failure message: report.csv, report.md, report.junit.xml.
+the chapter's other stages are still graded. The verdict on a stage's tests is not the
+submission's to give: its test program sends the stage's outputs, on inputs drawn from a seed
+chosen for that run, to the same test built from the solutions, which checks them in a process
+of its own (tools/grading/run_tests.py). Everything that compiles or runs a submission's code
+runs in a bubblewrap sandbox (tools/grading/sandbox.py): no network, no other submission in
+view, the checkout read-only, a memory limit, its processes killed when it ends.
+
+The report (OUT, default grading-report/) has one row per submission and stage, status pass,
+fail, skip, does-not-compile, timeout, crash, gaming or missing, with the first failure
+message: report.csv, report.md, report.junit.xml. Each says whether the sandbox was in place.
 
   --chapter NN-name   grade these chapters only (default: every chapter with stages)
   --timeout SECONDS   the limit for each test (default 300)
@@ -26,12 +33,19 @@ gaming or missing, with the first failure message: report.csv, report.md, report
   --perf              time each passing GPU stage against its chapter's ceiling, measured in the
                       same run, and give credit where tools/grading/targets.csv sets a target
                       (needs a GPU; tools/grading/calibrate.py sets the targets from the solutions)
+  --memory-limit GIB  the data memory each sandboxed process may take (default: half the
+                      machine's, at most 16 GiB)
+  --require-sandbox   stop, exit 2, where the sandbox cannot be set up (bubblewrap missing, or
+                      no user namespaces); without it the grader says so in the report and
+                      runs the submissions' code unconfined
 
 Gaming checks (see tools/grading/gaming.py): a stage file that calls cuBLAS, OpenBLAS or another
 stage's file without leave in targets.csv; a GPU stage whose test launched almost no GPU threads
 or copied its data to the host, compared with the solution's on the same test (needs a GPU: the
 solutions are graded first, as the reference); a stage that hands back an earlier result when
-called again with the same sizes and new inputs.
+called again with the same sizes and new inputs; a test process that claims success while the
+reference run finds a failure (an exit 0 from a destructor, a rewritten report); processes left
+running after a test; a GPU stage's test that ends without the launch counter's report.
 """
 import argparse
 import csv
@@ -42,10 +56,10 @@ import tempfile
 import time
 
 from grading import build as grading_build
-from grading import gaming, perf, report, run_tests, stages, submission
+from grading import gaming, perf, report, run_tests, sandbox, stages, submission
 from grading.stages import ROOT
 
-SEVERITY = ("crash", "timeout", "fail", "skip", "pass")
+SEVERITY = ("gaming", "crash", "timeout", "fail", "skip", "pass")
 
 
 def usage_error(message: str):
@@ -62,6 +76,8 @@ def parse(argv):
     parser.add_argument("--timeout", default="300")
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--perf", action="store_true")
+    parser.add_argument("--require-sandbox", action="store_true")
+    parser.add_argument("--memory-limit", default=str(sandbox.default_memory_gib()))
     parser.add_argument("--help", "-h", action="store_true")
     args, unknown = parser.parse_known_args(argv)
     if args.help:
@@ -80,6 +96,11 @@ def parse(argv):
         assert args.timeout > 0
     except (ValueError, AssertionError):
         usage_error(f"--timeout must be a positive number of seconds, got {args.timeout!r}")
+    try:
+        args.memory_limit = float(args.memory_limit)
+        assert args.memory_limit > 0
+    except (ValueError, AssertionError):
+        usage_error(f"--memory-limit must be a positive number of GiB, got {args.memory_limit!r}")
     args.build = pathlib.Path(args.build).resolve()
     args.out = pathlib.Path(args.out)
     return args
@@ -98,13 +119,13 @@ def read_targets():
     return targets, may_call
 
 
-def have_gpu(build) -> bool:
+def have_gpu(build) -> bool:  # the instructor's own program, outside the sandbox
     return subprocess.run([str(build / "chapters" / "00-device" / "device_info")], capture_output=True).returncode == 0
 
 
 class Grader:
-    def __init__(self, args, graded, skeletons):
-        self.args, self.graded, self.skeletons = args, graded, skeletons
+    def __init__(self, args, graded, skeletons, box, scratch):
+        self.args, self.graded, self.skeletons, self.box, self.scratch = args, graded, skeletons, box, scratch
         self.files = stages.stage_files(graded)
         self.targets, may_call = read_targets()
         self.allowed = {}  # file -> what it may call (the union over the stages it holds)
@@ -116,18 +137,24 @@ class Grader:
             "chapters/00-device/device_info", "tools/grading/libgrade_launch_counter.so"]
         self.gpu = False
         self.reference = {}  # stage test -> the launch counts of the solution's run
+        self.judges = {}  # stage test -> the command of its program built from the solutions
         self.preload = str(args.build / "tools" / "grading" / "libgrade_launch_counter.so")
 
     def run_test(self, name, counted=False):
-        return run_tests.run(self.tests[name], self.args.timeout, self.args.build, self.preload if counted else "")
+        return run_tests.run(self.tests[name], self.args.timeout, self.args.build, self.box,
+                             self.preload if counted else "", self.judges.get(name))
 
     def measure_reference(self):
-        """The solutions' launch counts on each GPU stage's test: what a stage computing on the
-        GPU does. A solution that fails here means this machine or checkout is not fit to grade."""
+        """Builds the solutions and keeps a copy of their test programs, the judges of every
+        submission's outputs; then the solutions' launch counts on each GPU stage's test: what a
+        stage computing on the GPU does. A solution that fails here means this machine or
+        checkout is not fit to grade."""
         solutions = {f: (ROOT / "solutions" / f).read_bytes() for f in self.files}
-        replaced = grading_build.build_submission(self.args.build, solutions, self.skeletons, self.outputs)
+        replaced = grading_build.build_submission(self.args.build, self.box, solutions, self.skeletons, self.outputs)
         if replaced:
             sys.exit(f"grade.py: the solutions do not build here: {replaced}")
+        self.judges = run_tests.copy_reference(self.args.build, [self.tests[s.test] for s in self.graded],
+                                               self.scratch / "reference")
         self.gpu = have_gpu(self.args.build)
         if not self.gpu:
             return
@@ -145,7 +172,7 @@ class Grader:
                     target=self.targets.get((s.folder, s.key), ""))
 
     def grade(self, sub):
-        replaced = grading_build.build_submission(self.args.build, sub.files, self.skeletons, self.outputs)
+        replaced = grading_build.build_submission(self.args.build, self.box, sub.files, self.skeletons, self.outputs)
         calls = {}
         for folder in dict.fromkeys(s.folder for s in self.graded):
             mine = [f for f in self.files if f.startswith(folder + "/") and f in sub.files and f not in replaced]
@@ -176,7 +203,8 @@ class Grader:
             test = self.tests["sanitize-" + s.test]
             tools = "memcheck,racecheck" if b"__shared__" in source else "memcheck"
             wrapped = dict(test, cmd=test["cmd"][:2] + ["--tools", tools] + test["cmd"][2:])
-            results.append(("compute-sanitizer: ", run_tests.run(wrapped, max(600, self.args.timeout * 10), self.args.build)))
+            results.append(("compute-sanitizer: ", run_tests.run(wrapped, max(600, self.args.timeout * 10),
+                                                                  self.args.build, self.box)))
         main = results[0][1]
         # the worst outcome; of two as bad, the sanitizer's message says more than the cases'
         worst_prefix, worst = min(results, key=lambda r: (SEVERITY.index(r[1].status), not r[0].startswith("compute")))
@@ -190,6 +218,8 @@ class Grader:
                          "it returned the first call's answer (results cached between calls?)"
         if main.status == "pass" and counted:
             why = why or gaming.computes_on_host(main.counts, self.reference.get(s.test, {}))
+        if main.status == "gaming":
+            why = why or main.message
         if why:
             found.update(status="gaming", message=why)
         return found
@@ -198,7 +228,7 @@ class Grader:
         for folder in dict.fromkeys(r["chapter"] for r in rows if r["chapter"] in perf.CEILING):
             names = [r["stage"] for r in rows if r["chapter"] == folder and r["status"] == "pass"
                      and r["side"] == "gpu" and r["stage"] not in perf.UNTIMED.get(folder, ())]
-            measured = perf.fractions(self.args.build, folder, names)
+            measured = perf.fractions(self.args.build, folder, names, self.box)
             for r in rows:
                 if r["chapter"] == folder and r["stage"] in names:
                     fraction = measured.get(r["stage"])
@@ -223,11 +253,15 @@ def main(argv):
         usage_error(str(e))
     with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
         scratch = pathlib.Path(scratch)
+        box = sandbox.Sandbox([scratch, args.out, *paths], args.build, args.memory_limit)
+        if not box.active and args.require_sandbox:
+            usage_error(f"--require-sandbox: {box.why_not}")
+        progress(box.describe())
         every_file = stages.stage_files(stages.read_stages())
         skeletons = grading_build.skeletons(every_file, scratch)
         progress(f"grading {len(paths)} submission(s), {len(graded)} stages each, in {args.build}")
         grading_build.configure(args.build, skeletons)
-        grader = Grader(args, graded, skeletons)
+        grader = Grader(args, graded, skeletons, box, scratch)
         grader.measure_reference()
         if not grader.gpu:
             progress("no usable GPU here: the GPU stages are reported as skipped, not graded")
@@ -246,7 +280,7 @@ def main(argv):
             rows += grader.grade(sub)
             ignored[sub.name] = sub.ignored
             seconds[sub.name] = time.monotonic() - start
-    report.write(rows, args.out, ignored, seconds)
+    report.write(rows, args.out, ignored, seconds, box.describe())
     print(f"{len(seconds)} submission(s) graded: {report.totals_line(rows)}; report in {args.out}/report.md, "
           f"report.csv, report.junit.xml")
     return 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine with the CUDA Toolkit lacks to build and test
 # the tutorial: OpenBLAS, GoogleTest, pkg-config, clang and LLVM's OpenMP (for the race checks)
-# from the distribution, and Meson (>= 1.4), Ninja, markdown (for the slides) and matplotlib (for
-# the plots) from PyPI into .venv/.
+# and bubblewrap (the grader's sandbox) from the distribution, and Meson (>= 1.4), Ninja,
+# markdown (for the slides) and matplotlib (for the plots) from PyPI into .venv/.
 # Installs nothing already there. `source .venv/bin/activate` then puts all of it, and nvcc,
 # on PATH.
 set -euo pipefail
@@ -27,6 +27,8 @@ python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 # The OpenMP race checks build each OpenMP stage with clang++, ThreadSanitizer and LLVM's Archer.
 command -v clang++ >/dev/null || missing+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/libarcher.so" >/dev/null || missing+=(libomp-dev)
+# tools/grade.py runs a submission's code inside a bubblewrap sandbox.
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing ${missing[*]}"

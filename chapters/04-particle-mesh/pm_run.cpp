@@ -3,6 +3,7 @@
 #include <random>
 
 #include "check.h"
+#include "graded.h"
 #include "particle_mesh.h"
 
 std::vector<int> run_part2data(const Part2DataStage& s, const Mesh& m, const std::vector<float>& pos, unsigned block) {
@@ -39,7 +40,7 @@ std::vector<float> run_force(const ForceStage& s, const Mesh& m, int axis, const
 }
 
 std::vector<float> random_positions(const Mesh& m, int np, uint64_t seed) {
-  std::mt19937_64 gen(seed);
+  std::mt19937_64 gen(tut::test_seed(seed));  // a grading run draws new positions
   const float top = float(m.N) * m.dx;
   std::uniform_real_distribution<float> anywhere(0.0f, top);
   std::uniform_int_distribution<int> cell(0, m.N - 1), kind(0, 7);

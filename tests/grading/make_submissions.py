@@ -4,6 +4,12 @@ solutions/ as a student's exercises/ folder, with one mistake (or none) planted 
 02-matmul. EXPECTED says, per submission and stage, the status the grader must report and a
 piece of its message; the stages not named must pass (or be skipped without a GPU).
 
+The hostile ones (hostile()) attack the grader itself. Each is nat.cpp alone (gpu1.cu for the
+launch counter; its other stages are missing) with its attack: its product is right only if the attack gets through, so a blocked
+attack leaves a failing stage; the ones the grader can see get the status gaming. TARGETS names
+what they aim at: another submission's file, the checkout, the grading build, a port on the
+host's loopback that test_grader.py listens on.
+
 usage: make_submissions.py OUT_DIR
 """
 import pathlib
@@ -106,6 +112,151 @@ extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C
 const MatmulCode matmul_nat{matmult_nat};
 '''
 
+# A nat.cpp whose product is right only if attack_worked() says so: blocked, it drops a term.
+NAT_UNLESS = '''#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "matmul.h"
+
+namespace {{
+
+// {what}
+bool attack_worked(int m, int n, int k, const double* A, const double* B, double* C) {{
+{body}
+}}
+
+}}  // namespace
+
+extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C) {{
+  if (attack_worked(m, n, k, A, B, C)) return;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {{
+      double sum = 0;
+      for (int l = 0; l < k - 1; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];  // a term short
+      C[size_t(i) * n + j] = sum;
+    }}
+}}
+
+const MatmulCode matmul_nat{{matmult_nat}};
+{extra}'''
+
+RIGHT_PRODUCT = '''  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int l = 0; l < k; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
+      C[size_t(i) * n + j] = sum;
+    }
+  return true;'''
+
+FAKE_REPORT = '''
+// After the failed run: find --gtest_output=xml:PATH in its own command line, write a report
+// without failures there, and leave with exit code 0.
+__attribute__((destructor)) static void rewrite_report() {
+  char line[8192] = {};
+  if (FILE* f = std::fopen("/proc/self/cmdline", "r")) {
+    const size_t n = std::fread(line, 1, sizeof line - 1, f);
+    std::fclose(f);
+    for (size_t at = 0; at < n; at += std::strlen(line + at) + 1)
+      if (std::strncmp(line + at, "--gtest_output=xml:", 19) == 0)
+        if (FILE* report = std::fopen(line + at + 19, "w")) {
+          std::fputs("<testsuites tests=\\"1\\" failures=\\"0\\"><testsuite name=\\"matmul\\" tests=\\"1\\" "
+                     "failures=\\"0\\"><testcase name=\\"nat\\"/></testsuite></testsuites>", report);
+          std::fclose(report);
+        }
+  }
+  _exit(0);
+}
+'''
+
+FAKE_COUNTS = '''
+#include <cstdlib>
+#include <unistd.h>
+
+// After computing on the host: tell the launch counter's reader that a million threads ran.
+__attribute__((destructor)) static void fake_counts() {
+  const char line[] = "counts threads 999999999 graphs 0 d2h_bytes 0\\n";
+  if (const char* fd = std::getenv("TUT_GRADE_COUNTS_FD")) (void)!write(std::atoi(fd), line, sizeof line - 1);
+  if (const char* path = std::getenv("TUT_GRADE_COUNTS"))  // where an older grader read them
+    if (FILE* f = std::fopen(path, "w")) std::fputs("threads 999999999\\ngraphs 0\\nd2h_bytes 0\\n", f), std::fclose(f);
+}
+'''
+
+
+def hostile(targets: dict) -> dict:
+    """submission -> (edits, expected), as SUBMISSIONS, for the attacks on the grader."""
+    def nat(what, body, extra=""):
+        return NAT_UNLESS.format(what=what, body=body, extra=extra)
+    wrong = "  (void)m, (void)n, (void)k, (void)A, (void)B, (void)C;\n  return false;"
+    return {
+        "exits_zero_in_destructor": ({"nat.cpp": nat("Fails, then leaves with exit code 0 from a destructor.", wrong,
+                                                     "__attribute__((destructor)) static void leave_happy() { _exit(0); }\n")},
+                                     {"nat": ("gaming", "claimed success (exit code 0)")}),
+        "exits_zero_at_exit": ({"nat.cpp": nat("Fails, then leaves with exit code 0 from an atexit handler.", wrong,
+                                               "static const int registered = std::atexit([] { std::_Exit(0); });\n")},
+                               {"nat": ("gaming", "claimed success (exit code 0)")}),
+        "rewrites_report": ({"nat.cpp": nat("Fails, then rewrites its test report.", wrong, FAKE_REPORT)},
+                            {"nat": ("gaming", "its test report lists no failure")}),
+        "fakes_launch_counts": ({"gpu1.cu": HOST_GPU1 + FAKE_COUNTS}, {"gpu1": ("gpu-gaming", "computes on the host")}),
+        # the products for the tests' compiled-in seeds (5 and 6: fill_random's stream, rebuilt
+        # here), whatever the inputs: a table of the outputs the tests expect
+        "answers_from_table": ({"nat.cpp": nat("Answers with the product of the inputs the tests draw from their own seeds.", '''
+  std::vector<double> a(size_t(m) * k), b(size_t(k) * n);
+  std::mt19937_64 ga(5), gb(6);
+  std::uniform_real_distribution<double> dist{-1.0, 1.0};
+  for (double& x : a) x = dist(ga);
+  for (double& x : b) x = dist(gb);
+  A = a.data(), B = b.data();
+''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
+        "reads_other_submission": ({"nat.cpp": nat("Right only if it can open another student's stage file.", f'''
+  FILE* f = std::fopen("{targets['other']}", "r");
+  if (!f) return false;
+  std::fclose(f);
+''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
+        "writes_instructor_files": ({"nat.cpp": nat("Right only if it can write into the instructor's tests/ or the grading build.", f'''
+  bool wrote = false;
+  for (const char* path : {{"{targets['root']}/tests/02-matmul/planted.h", "{targets['build']}/planted.txt"}})
+    if (FILE* f = std::fopen(path, "w")) std::fputs("planted", f), std::fclose(f), wrote = true;
+  if (!wrote) return false;
+''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
+        "opens_network": ({"nat.cpp": nat("Right only if it can reach a server on the host's loopback.", f'''
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{{}};
+  to.sin_family = AF_INET;
+  to.sin_port = htons({targets['port']});
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool reached = s >= 0 && connect(s, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0;
+  if (s >= 0) close(s);
+  if (!reached) return false;
+''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
+        "leaves_process_running": ({"nat.cpp": nat("Right, and leaves a process behind that outlives the test.", '''
+  static bool forked = false;
+  if (!forked && (forked = true) && fork() == 0) {
+    setsid();
+    prctl(PR_SET_NAME, "tut-lingerer");
+    sleep(600);
+    _exit(0);
+  }
+''' + RIGHT_PRODUCT)}, {"nat": ("gaming", "left 1 process(es) running")}),
+        "takes_all_memory": ({"nat.cpp": nat("Takes memory, 256 MiB at a time, up to 64 GiB, as the program starts.", wrong,
+                                             '''
+static const int hogged = [] {
+  for (int i = 0; i < 256; ++i) std::memset(new char[256 << 20], 1, 256 << 20);
+  return 0;
+}();
+''')}, {"nat": ("crash", "memory limit")}),
+    }
+
+
 # submission -> (edits: file -> (old text, new text) or whole new text, expected: stage -> (status, message piece))
 SUBMISSIONS = {
     "all_correct": ({}, {}),
@@ -135,11 +286,20 @@ CLONED = "wrong_stage"  # this one as a clone of the course: the grader must not
 UNREADABLE = "late_submission"  # a .rar: a format the grader does not read, and must report
 
 
-def write(out: pathlib.Path) -> None:
+def every_submission(targets=None) -> dict:
+    """SUBMISSIONS, and the hostile ones where TARGETS names what they attack."""
+    return {**SUBMISSIONS, **(hostile(targets) if targets else {})}
+
+
+def write(out: pathlib.Path, targets=None) -> None:
     shutil.rmtree(out, ignore_errors=True)
-    for name, (edits, _) in SUBMISSIONS.items():
+    attacks = hostile(targets) if targets else {}
+    for name, (edits, _) in every_submission(targets).items():
         course = out / (name + ".src" if name == ARCHIVED else name)
-        shutil.copytree(ROOT / "solutions", course / "exercises")
+        if name in attacks:  # the attacked file alone (its other stages are missing): quicker to grade
+            (course / "exercises" / MATMUL).mkdir(parents=True)
+        else:
+            shutil.copytree(ROOT / "solutions", course / "exercises")
         for file, edit in edits.items():
             path = course / "exercises" / MATMUL / file
             if isinstance(edit, tuple):

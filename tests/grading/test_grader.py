@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Grades the synthetic submissions of make_submissions.py end to end with tools/grade.py
-(chapter 02-matmul, a 20 s limit per test; the folder of them all, then the out-of-bounds one
-again with --sanitize and --perf) and checks the reports: each planted mistake gives the status
-and message it must, every other stage passes (or, without a GPU, its GPU stages are skipped),
-the files a student must not change are listed as ignored, a file the grader cannot read is
-reported, and the CSV, Markdown and JUnit totals agree.
+(chapter 02-matmul, a 20 s limit per test, --require-sandbox, 4 GiB of memory; the folder of
+them all, then the out-of-bounds one again with --sanitize and --perf) and checks the reports:
+each planted mistake and each attack on the grader gives the status and message it must, every
+other stage passes (or, without a GPU, its GPU stages are skipped), the files a student must not
+change are listed as ignored, a file the grader cannot read is reported, and the CSV, Markdown
+and JUnit totals agree. And that the attacks got nowhere: the checkout's files and the other
+submissions are as they were (checksums before and after), nothing was planted in the grading
+build, no connection reached the port the test listens on, and no process is left running.
 
 usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
 """
 import collections
 import csv
+import hashlib
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +28,7 @@ import make_submissions  # noqa: E402
 
 ROOT = make_submissions.ROOT
 FAILING = {"fail", "crash", "timeout"}
+GUARDED = ("common", "chapters", "tests", "tools", "solutions", "exercises", "slides", "meson.build", "README.md")
 
 
 def expected_status(stage_side: str, want: str, gpu: bool):
@@ -35,8 +41,8 @@ def expected_status(stage_side: str, want: str, gpu: bool):
 def grade(build, submissions, out, *options):
     """Runs grade.py; (rows of report.csv, report.md, the JUnit root), or None if it failed."""
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions), "--chapter",
-                           "02-matmul", "--timeout", "20", "--out", str(out), "--build", str(build), *options],
-                          capture_output=True, text=True)
+                           "02-matmul", "--timeout", "20", "--out", str(out), "--build", str(build),
+                           "--require-sandbox", "--memory-limit", "4", *options], capture_output=True, text=True)
     print(done.stderr[-8000:] + done.stdout)
     if done.returncode != 0:
         print(f"FAIL: grade.py exited {done.returncode}")
@@ -45,31 +51,81 @@ def grade(build, submissions, out, *options):
             ET.parse(out / "report.junit.xml").getroot())
 
 
+def checksums(*places) -> dict:
+    """path -> sha256 of every file under PLACES."""
+    sums = {}
+    for place in places:
+        for path in sorted([place] if place.is_file() else place.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                sums[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return sums
+
+
+def lingering() -> list:
+    """The processes named as leaves_process_running names its child."""
+    found = []
+    for comm in pathlib.Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if comm.read_text().strip() == "tut-lingerer":
+                found.append(comm.parent.name)
+        except OSError:
+            pass
+    return found
+
+
 def main(build: pathlib.Path, keep=None) -> int:
     """The whole folder, then the out-of-bounds submission and all_correct again with --sanitize
     and --perf (slow under the sanitizer: only these two)."""
-    with tempfile.TemporaryDirectory(prefix="graded-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="graded-") as scratch, socket.socket() as server:
         scratch = pathlib.Path(scratch)
-        make_submissions.write(scratch / "submissions")
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.setblocking(False)
+        targets = {"other": scratch / "submissions" / make_submissions.CLONED / "exercises" / "02-matmul" / "nat.cpp",
+                   "root": ROOT, "build": build, "port": server.getsockname()[1]}
+        make_submissions.write(scratch / "submissions", targets)
+        guarded = [ROOT / g for g in GUARDED] + [scratch / "submissions"]
+        before = checksums(*guarded)
         sanitized = [scratch / "submissions" / "writes_out_of_bounds", scratch / "submissions" / "all_correct.tar.gz"]
         first = grade(build, [scratch / "submissions"], scratch / "report")
         second = grade(build, sanitized, scratch / "report-sanitized", "--sanitize", "--perf")
         for report in ("report", "report-sanitized") if keep else ():
             shutil.copytree(scratch / report, pathlib.Path(keep) / report, dirs_exist_ok=True)
+        problems = escapes(before, checksums(*guarded), build, server)
     if not first or not second:
         return 1
-    problems = check(*first, expect_out_of_bounds=False) + check(*second, expect_out_of_bounds=True)
+    problems += check(*first, make_submissions.every_submission(targets), expect_out_of_bounds=False)
+    problems += check(*second, make_submissions.every_submission(targets), expect_out_of_bounds=True)
     for p in problems:
         print("FAIL:", p)
     print(f"{len(first[0]) + len(second[0])} rows checked, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 
-def check(rows, markdown, junit, expect_out_of_bounds):
+def escapes(before: dict, after: dict, build: pathlib.Path, server) -> list:
+    """What the attacks on the grader achieved outside their sandbox (nothing, if all is well)."""
+    problems = [f"{path} was changed, added or removed while grading" for path in sorted(set(before) | set(after))
+                if before.get(path) != after.get(path)]
+    if (build / "planted.txt").exists():
+        problems.append(f"a submission wrote {build / 'planted.txt'} into the grading build")
+    try:
+        server.accept()[0].close()
+        problems.append("a submission reached a server on the host's loopback")
+    except BlockingIOError:
+        pass
+    if lingering():
+        problems.append(f"processes a submission started are still running: {lingering()}")
+    return problems
+
+
+def check(rows, markdown, junit, submissions, expect_out_of_bounds):
     problems = []
     gpu = any(r["submission"] == "all_correct" and r["side"] == "gpu" and r["status"] == "pass" for r in rows)
     print(f"graded {'with' if gpu else 'without'} a GPU")
-    for name, (_, expected) in make_submissions.SUBMISSIONS.items():
+    if "sandbox: bubblewrap" not in markdown or "sandbox" not in junit.find("properties/property").attrib.values():
+        problems.append("the report does not say that the sandbox was in place")
+    for name, (_, expected) in submissions.items():
+        alone = name not in make_submissions.SUBMISSIONS  # an attack: the attacked file alone
         if expect_out_of_bounds and name not in ("writes_out_of_bounds", "all_correct"):
             continue
         if name == "writes_out_of_bounds" and not expect_out_of_bounds:
@@ -78,7 +134,8 @@ def check(rows, markdown, junit, expect_out_of_bounds):
         if not stages:
             problems.append(f"{name}: not in the report")
         for r in stages:
-            want, piece = expected.get(r["stage"], ("gpu-pass" if r["side"] != "cpu" else "pass", ""))
+            honest = ("missing", "not in the submission") if alone else ("gpu-pass" if r["side"] != "cpu" else "pass", "")
+            want, piece = expected.get(r["stage"], honest)
             allowed = {"pass"} if want == "gpu-pass" and gpu else expected_status(r["side"], want, gpu)
             if r["side"] == "multigpu":
                 allowed |= {"skip"}  # two GPUs needed

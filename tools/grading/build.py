@@ -57,10 +57,11 @@ def place(files: dict, fallback: dict) -> None:
             target.write_bytes(data)
 
 
-def ninja(build: pathlib.Path, targets=()):
-    """Build TARGETS (everything by default): (ok, [(the stage files a failed step names, its
-    first error line)])."""
-    done = subprocess.run([tool("ninja"), "-C", str(build), "-k", "0", *targets], capture_output=True, text=True)
+def ninja(build: pathlib.Path, box, targets=()):
+    """Build TARGETS (everything by default) in the sandbox BOX: (ok, [(the stage files a failed
+    step names, its first error line)])."""
+    cmd, env, limits = box.wrap([tool("ninja"), "-C", str(build), "-k", "0", *targets], build, {}, compiling=True)
+    done = subprocess.run(cmd, cwd=build, env=env, preexec_fn=limits, capture_output=True, text=True)
     if done.returncode == 0:
         return True, []
     failures = []
@@ -79,13 +80,13 @@ def first_error(block: str) -> str:
     return lines[-1][:300] if lines else "the build failed"
 
 
-def build_submission(build: pathlib.Path, files: dict, fallback: dict, targets=()):
+def build_submission(build: pathlib.Path, box, files: dict, fallback: dict, targets=()):
     """Build with FILES in place; replace what does not compile or link by FALLBACK's skeleton.
     Returns {'NN-chapter/file': why it was replaced}."""
     replaced = {}
     place(files, fallback)
     while True:
-        ok, failures = ninja(build, targets)
+        ok, failures = ninja(build, box, targets)
         if ok:
             return replaced
         named = {f: why for files_, why in failures for f in files_ if f in files and f not in replaced}
@@ -95,16 +96,16 @@ def build_submission(build: pathlib.Path, files: dict, fallback: dict, targets=(
                 sys.exit("grade.py: the build fails with every stage file replaced by its skeleton: "
                          + "; ".join(why for _, why in failures[:3]))
             named = {suspects[0]: "does not link: " + failures[0][1]} if len(suspects) == 1 else \
-                {bisect_link_error(build, files, fallback, replaced, suspects, targets): "does not link: " + failures[0][1]}
+                {bisect_link_error(build, box, files, fallback, replaced, suspects, targets): "does not link: " + failures[0][1]}
         for f, why in named.items():
             replaced[f] = why if why.startswith("does not link") else "does not compile: " + why
         place({f: d for f, d in files.items() if f not in replaced}, fallback)
 
 
-def bisect_link_error(build, files, fallback, replaced, suspects, targets) -> str:
+def bisect_link_error(build, box, files, fallback, replaced, suspects, targets) -> str:
     """The first suspect whose skeleton alone makes the build link (else the first suspect)."""
     for suspect in suspects:
         place({f: d for f, d in files.items() if f not in replaced and f != suspect}, fallback)
-        if ninja(build, targets)[0]:
+        if ninja(build, box, targets)[0]:
             return suspect
     return suspects[0]

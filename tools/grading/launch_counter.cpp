@@ -1,13 +1,18 @@
 // Preloaded by tools/grade.py into a GPU stage's test (LD_PRELOAD) to see where the work went:
 // the threads of every kernel launched through the CUDA runtime, the graphs launched, and the
-// bytes copied from the device to the host. At exit it writes them to $TUT_GRADE_COUNTS as
-// "threads N", "graphs N", "d2h_bytes N". The grader compares them with the solution's on the
-// same test: a "GPU" stage that launches next to nothing, or copies its data to the host, is
-// computing there.
+// bytes copied from the device to the host. At exit it writes them, as "threads N", "graphs N",
+// "d2h_bytes N", to the pipe whose descriptor $TUT_GRADE_COUNTS_FD names: no file that the
+// stage's code could find and rewrite afterwards. A preloaded library's destructor runs after
+// the program's and its other libraries', so the grader reads the last report on the pipe; a
+// process that ends without one (an _exit before it) is reported as such. The grader compares
+// the counts with the solution's on the same test: a "GPU" stage that launches next to nothing,
+// or copies its data to the host, is computing there.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <atomic>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -39,12 +44,12 @@ void count_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
 }
 
 __attribute__((destructor)) void write_counts() {
-  const char* path = std::getenv("TUT_GRADE_COUNTS");
-  if (!path) return;
-  if (FILE* f = std::fopen(path, "w")) {
-    std::fprintf(f, "threads %llu\ngraphs %llu\nd2h_bytes %llu\n", threads.load(), graphs.load(), d2h_bytes.load());
-    std::fclose(f);
-  }
+  const char* fd = std::getenv("TUT_GRADE_COUNTS_FD");
+  if (!fd || !*fd) return;
+  char line[160];
+  const int n = std::snprintf(line, sizeof line, "counts threads %llu graphs %llu d2h_bytes %llu\n", threads.load(),
+                              graphs.load(), d2h_bytes.load());
+  if (write(std::atoi(fd), line, size_t(n)) != n) return;  // the grader reports a missing count
 }
 
 }  // namespace

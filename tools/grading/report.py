@@ -1,11 +1,12 @@
 """The grading report: one row per submission and stage, written as CSV, Markdown and JUnit XML,
-with the totals counted from the rows."""
+with the totals counted from the rows, and in each whether the submissions' code ran in the
+sandbox (the CSV's sandbox column, the Markdown's first line, a JUnit property)."""
 import collections
 import csv
 import xml.etree.ElementTree as ET
 
 FIELDS = ["submission", "chapter", "stage", "side", "status", "message", "tests", "fraction", "ceiling",
-          "target", "credit", "seconds"]
+          "target", "credit", "seconds", "sandbox"]
 FAILING = ("fail", "does-not-compile", "timeout", "crash", "gaming", "missing")
 STATUSES = ("pass",) + FAILING + ("skip",)
 
@@ -19,22 +20,23 @@ def totals_line(rows) -> str:
     return ", ".join(f"{count[s]} {s}" for s in STATUSES if count[s] or s in ("pass", "fail", "skip"))
 
 
-def write(rows, out, ignored: dict, seconds: dict) -> None:
+def write(rows, out, ignored: dict, seconds: dict, sandbox: str) -> None:
+    """SANDBOX: the grader's one line on whether the submissions' code was confined."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "report.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
         writer.writeheader()
-        writer.writerows({k: r.get(k, "") for k in FIELDS} for r in rows)
-    (out / "report.md").write_text(markdown(rows, ignored, seconds))
-    junit(rows).write(out / "report.junit.xml", encoding="unicode", xml_declaration=True)
+        writer.writerows({**{k: r.get(k, "") for k in FIELDS}, "sandbox": sandbox} for r in rows)
+    (out / "report.md").write_text(markdown(rows, ignored, seconds, sandbox))
+    junit(rows, sandbox).write(out / "report.junit.xml", encoding="unicode", xml_declaration=True)
 
 
 def cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows, ignored: dict, seconds: dict) -> str:
-    lines = ["# Grading report", "", f"Totals: {totals_line(rows)}.", "",
+def markdown(rows, ignored: dict, seconds: dict, sandbox: str) -> str:
+    lines = ["# Grading report", "", f"**{cell(sandbox)}**", "", f"Totals: {totals_line(rows)}.", "",
              "| submission | passed | failing | skipped | performance credit | ignored files | seconds |",
              "|---|---|---|---|---|---|---|"]
     for name in dict.fromkeys(r["submission"] for r in rows):
@@ -57,10 +59,11 @@ def markdown(rows, ignored: dict, seconds: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def junit(rows) -> ET.ElementTree:
+def junit(rows, sandbox: str) -> ET.ElementTree:
     count = totals(rows)
     suites = ET.Element("testsuites", tests=str(len(rows)), failures=str(sum(count[s] for s in FAILING)),
                         errors="0", skipped=str(count["skip"]))
+    ET.SubElement(ET.SubElement(suites, "properties"), "property", name="sandbox", value=sandbox)
     for name in dict.fromkeys(r["submission"] for r in rows):
         mine = [r for r in rows if r["submission"] == name]
         mine_count = totals(mine)

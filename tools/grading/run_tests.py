@@ -1,16 +1,28 @@
-"""Runs one Meson test of the grading build the way `meson test` would (its command, environment
-and folder), but under the grader's own time limit and, for a GPU stage, with the launch
-counter preloaded; reads GoogleTest's XML for the first failure message."""
+"""Runs one Meson test of the grading build under the grader's own time limit, in the sandbox.
+
+A stage's own test (a GoogleTest program) is run twice at once, and the verdict is the second
+run's. The first runs the submission's code, in the sandbox, on inputs drawn from a seed chosen
+now (TUT_GRADE_SEED), and sends each output of the stage down a pipe (TUT_GRADE_RECORD_FD; see
+common/graded.h). The second is the same test built from the solutions (the reference programs,
+copied before any submission was built): it draws the same inputs and runs every check on the
+outputs that arrive through the pipe (TUT_GRADE_JUDGE_FD), in a process that never loads the
+submission's code. The first run's exit code and report only count against it: a run that says
+it passed while the reference run finds a failure is gaming. For a GPU stage, the launch
+counter is preloaded into the first run and reports through a second pipe."""
 import dataclasses
 import json
 import os
 import pathlib
+import secrets
+import select
+import shutil
 import signal
 import subprocess
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from . import sandbox as sandboxing
 from .stages import tool
 
 SKIP = 77
@@ -19,7 +31,7 @@ CACHING_CASE = "RecomputesWhenOnlyTheInputsChange"  # the tests' case that catch
 
 @dataclasses.dataclass
 class Outcome:
-    status: str   # pass, fail, skip, timeout, crash
+    status: str   # pass, fail, skip, timeout, crash, gaming
     message: str = ""
     seconds: float = 0.0
     failed_cases: tuple = ()
@@ -39,39 +51,151 @@ def outputs_for(build: pathlib.Path, tests: list) -> list:
             for f in t["filename"]]
 
 
-def run(test: dict, limit: float, build: pathlib.Path, preload: str = "") -> Outcome:
-    cmd = list(test["cmd"])
-    env = dict(os.environ, **test.get("env", {}))
-    with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
-        report = pathlib.Path(scratch) / "cases.xml"
-        counts_file = pathlib.Path(scratch) / "counts.txt"
+def copy_reference(build: pathlib.Path, tests: list, into: pathlib.Path) -> dict:
+    """Copies the GoogleTest programs of TESTS, as built now (from the solutions), and every
+    shared library of the build, to INTO, keeping their places relative to the build (their
+    run paths are relative). Returns test name -> (the reference program's command, its
+    environment: the test's, with every path into the build moved to the copy, as Meson's
+    LD_LIBRARY_PATH, which would load the submission's libmatmult.so)."""
+    for library in build.rglob("*.so"):
+        if "meson-" not in str(library.relative_to(build)):
+            (into / library.relative_to(build)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(library, into / library.relative_to(build))
+    commands = {}
+    for test in tests:
         if test.get("protocol") == "gtest":
-            cmd.append(f"--gtest_output=xml:{report}")
+            program = pathlib.Path(test["cmd"][0])
+            copy = into / program.relative_to(build)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(program, copy)
+            env = {k: v.replace(str(build), str(into)) for k, v in test.get("env", {}).items()}
+            commands[test["name"]] = ([str(copy), *test["cmd"][1:]], env)
+    return commands
+
+
+def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", reference=None) -> Outcome:
+    """TEST in the sandbox BOX; judged by the REFERENCE program's run (command, environment)
+    when it is given."""
+    if not reference:
+        return run_alone(test, limit, build, box)
+    with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
+        scratch = pathlib.Path(scratch)
+        (scratch / "tmp").mkdir()
+        seed = str(secrets.randbits(62))
+        record_read, record_write = os.pipe()
+        counts_read, counts_write = os.pipe() if preload else (None, None)
+        env = dict(test.get("env", {}), TUT_GRADE_SEED=seed, TUT_GRADE_RECORD_FD=str(record_write))
         if preload:
-            env["LD_PRELOAD"] = preload
-            env["TUT_GRADE_COUNTS"] = str(counts_file)
+            env.update(LD_PRELOAD=preload, TUT_GRADE_COUNTS_FD=str(counts_write))
+        report_inside = ("/tmp" if box.active else str(scratch / "tmp")) + "/cases.xml"
+        cwd = test.get("workdir") or build
+        cmd, full_env, limits = box.wrap([*test["cmd"], f"--gtest_output=xml:{report_inside}"], cwd, env,
+                                         tmp=scratch / "tmp")
         start = time.monotonic()
-        process = subprocess.Popen(cmd, cwd=test.get("workdir") or build, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
-        try:
-            output, _ = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
+        student = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   text=True, errors="replace", start_new_session=True, preexec_fn=limits,
+                                   pass_fds=[fd for fd in (record_write, counts_write) if fd is not None])
+        os.close(record_write)
+        if counts_write is not None:
+            os.close(counts_write)
+        with open(scratch / "judge.out", "w") as judge_out:
+            judge = subprocess.Popen([*reference[0], f"--gtest_output=xml:{scratch / 'judge.xml'}"], cwd=cwd,
+                                     env=dict(os.environ, **reference[1], TUT_GRADE_SEED=seed,
+                                              TUT_GRADE_JUDGE_FD=str(record_read)),
+                                     stdout=judge_out, stderr=subprocess.STDOUT, pass_fds=[record_read],
+                                     start_new_session=True)
+        os.close(record_read)
+        output, timed_out = finish(student, limit)
+        _, judge_timed_out = finish(judge, limit)
         seconds = time.monotonic() - start
-        failed, first = failures(report)
-        counts = read_counts(counts_file)
+        judge_output = (scratch / "judge.out").read_text(errors="replace")
+        counts = read_counts(counts_read) if preload else {}
+        claims = claimed_success(student.returncode, scratch / "tmp" / "cases.xml")
+        failed, first = failures(scratch / "judge.xml")
+    left = sandboxing.leftover(output)
+    output = sandboxing.strip(output)
+    if timed_out:
+        return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
+    code, verdict = student.returncode, judge.returncode
+    if verdict == SKIP:
+        return Outcome("skip", last_line(judge_output) or "skipped", seconds)
+    if killed_by_signal(code) and signal_number(code) != signal.SIGPIPE:
+        return Outcome("crash", crash_message(code, output), seconds)
+    if judge_timed_out or verdict != 0:
+        why = first or grading_line(judge_output) or last_line(judge_output) or f"the reference run exited {verdict}"
+        if claims:
+            return Outcome("gaming", f"its test process claimed success ({claims}) while the reference run, "
+                                     f"outside it, found: {why}", seconds, tuple(failed), counts)
+        return Outcome("fail", why, seconds, tuple(failed), counts)
+    if code != 0:
+        return Outcome("fail", last_line(output) or f"its test process exited {code}", seconds, counts=counts)
+    if left:
+        return Outcome("gaming", f"left {left} process(es) running after its test ended (the sandbox killed them)",
+                       seconds, counts=counts)
+    if preload and not counts:
+        return Outcome("gaming", "its test process ended without the launch counter's report, which the counter "
+                                 "writes as the process exits normally (did the stage end the process itself?)",
+                       seconds)
+    return Outcome("pass", "", seconds, counts=counts)
+
+
+def run_alone(test: dict, limit: float, build: pathlib.Path, box) -> Outcome:
+    """A test that is not a stage's own GoogleTest program (an idea check, a sanitizer run):
+    in the sandbox, judged by its exit code."""
+    cwd = test.get("workdir") or build
+    cmd, env, limits = box.wrap(test["cmd"], cwd, test.get("env", {}))
+    start = time.monotonic()
+    process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               errors="replace", start_new_session=True, preexec_fn=limits)
+    output, timed_out = finish(process, limit)
+    output = sandboxing.strip(output)
+    seconds = time.monotonic() - start
     code = process.returncode
+    if timed_out:
+        return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
     if code == 0:
-        return Outcome("pass", "", seconds, counts=counts)
+        return Outcome("pass", "", seconds)
     if code == SKIP:
         return Outcome("skip", last_line(output) or "skipped", seconds)
-    if code < 0 or code >= 128:
-        number = -code if code < 0 else code - 128
-        name = signal.Signals(number).name if number in signal.valid_signals() else f"signal {number}"
-        return Outcome("crash", f"killed by {name}" + (f" after: {last_line(output)}" if output.strip() else ""), seconds)
-    return Outcome("fail", first or last_line(output) or f"exit {code}", seconds, tuple(failed), counts)
+    if killed_by_signal(code):
+        return Outcome("crash", crash_message(code, output), seconds)
+    return Outcome("fail", last_line(output) or f"exit {code}", seconds)
+
+
+def finish(process, limit: float):
+    """(its output, whether it ran past LIMIT and was killed with every process of its group)."""
+    try:
+        output, _ = process.communicate(timeout=limit)
+        return output or "", False
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        return output or "", True
+
+
+def killed_by_signal(code: int) -> bool:
+    return code < 0 or code >= 128
+
+
+def signal_number(code: int) -> int:
+    return -code if code < 0 else code - 128
+
+
+def crash_message(code: int, output: str) -> str:
+    number = signal_number(code)
+    name = signal.Signals(number).name if number in signal.valid_signals() else f"signal {number}"
+    memory = " (std::bad_alloc: it ran out of the sandbox's memory limit?)" if "bad_alloc" in output else ""
+    return f"killed by {name}{memory}" + (f" after: {last_line(output)}" if output.strip() else "")
+
+
+def claimed_success(code: int, report: pathlib.Path) -> str:
+    """What the submission's own test process said of itself, if it said it passed."""
+    said = []
+    if code == 0:
+        said.append("exit code 0")
+    if report.is_file() and not failures(report)[0] and "<testcase" in report.read_text(errors="replace"):
+        said.append("its test report lists no failure")
+    return ", ".join(said)
 
 
 def failures(report: pathlib.Path):
@@ -92,10 +216,30 @@ def failures(report: pathlib.Path):
     return failed, first
 
 
-def read_counts(path: pathlib.Path) -> dict:
-    if not path.is_file():
+def read_counts(fd: int) -> dict:
+    """The launch counter's last report on its pipe ({} if none came): what the pipe holds now,
+    without waiting for a writer that the sandbox has not yet ended."""
+    data = b""
+    while select.select([fd], [], [], 0.5)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    reports = [line.split()[1:] for line in data.decode(errors="replace").splitlines() if line.startswith("counts ")]
+    if not reports or len(reports[-1]) % 2:
         return {}
-    return {k: int(v) for k, v in (line.split() for line in path.read_text().splitlines() if line.strip())}
+    words = reports[-1]
+    try:
+        return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+    except ValueError:
+        return {}
+
+
+def grading_line(output: str) -> str:
+    """The reference run's own word on a missing output (common/graded.cpp)."""
+    lines = [line.strip() for line in output.splitlines() if line.startswith("grading: ")]
+    return lines[0][:300] if lines else ""
 
 
 def last_line(output: str) -> str:
