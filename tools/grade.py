@@ -253,6 +253,7 @@ def main(argv):
         usage_error(str(e))
     with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
         scratch = pathlib.Path(scratch)
+        args.build.mkdir(parents=True, exist_ok=True)  # the sandbox binds it, before Meson fills it
         box = sandbox.Sandbox([scratch, args.out, *paths], args.build, args.memory_limit)
         if not box.active and args.require_sandbox:
             usage_error(f"--require-sandbox: {box.why_not}")

@@ -182,12 +182,19 @@ FAKE_COUNTS = '''
 #include <cstdlib>
 #include <unistd.h>
 
-// After computing on the host: tell the launch counter's reader that a million threads ran.
+// After computing on the host, forge the launch counter's report: take the counter's token as
+// the library loads (before the counter, preloaded, does), and report a billion threads with it.
+static char token[64] = "none";
+__attribute__((constructor)) static void take_token() {
+  if (const char* fd = std::getenv("TUT_GRADE_TOKEN_FD")) {
+    const ssize_t n = read(std::atoi(fd), token, sizeof token - 1);
+    token[n > 0 ? n : 0] = 0;
+  }
+}
 __attribute__((destructor)) static void fake_counts() {
-  const char line[] = "counts threads 999999999 graphs 0 d2h_bytes 0\\n";
-  if (const char* fd = std::getenv("TUT_GRADE_COUNTS_FD")) (void)!write(std::atoi(fd), line, sizeof line - 1);
-  if (const char* path = std::getenv("TUT_GRADE_COUNTS"))  // where an older grader read them
-    if (FILE* f = std::fopen(path, "w")) std::fputs("threads 999999999\\ngraphs 0\\nd2h_bytes 0\\n", f), std::fclose(f);
+  char line[200];
+  const int n = std::snprintf(line, sizeof line, "counts %s threads 999999999 graphs 0 d2h_bytes 0\\n", token);
+  if (const char* fd = std::getenv("TUT_GRADE_COUNTS_FD")) (void)!write(std::atoi(fd), line, size_t(n));
 }
 '''
 
@@ -206,7 +213,7 @@ def hostile(targets: dict) -> dict:
                                {"nat": ("gaming", "claimed success (exit code 0)")}),
         "rewrites_report": ({"nat.cpp": nat("Fails, then rewrites its test report.", wrong, FAKE_REPORT)},
                             {"nat": ("gaming", "its test report lists no failure")}),
-        "fakes_launch_counts": ({"gpu1.cu": HOST_GPU1 + FAKE_COUNTS}, {"gpu1": ("gpu-gaming", "computes on the host")}),
+        "fakes_launch_counts": ({"gpu1.cu": HOST_GPU1 + FAKE_COUNTS}, {"gpu1": ("gpu-gaming", "launch counter's token")}),
         # the products for the tests' compiled-in seeds (5 and 6: fill_random's stream, rebuilt
         # here), whatever the inputs: a table of the outputs the tests expect
         "answers_from_table": ({"nat.cpp": nat("Answers with the product of the inputs the tests draw from their own seeds.", '''

@@ -8,7 +8,8 @@ copied before any submission was built): it draws the same inputs and runs every
 outputs that arrive through the pipe (TUT_GRADE_JUDGE_FD), in a process that never loads the
 submission's code. The first run's exit code and report only count against it: a run that says
 it passed while the reference run finds a failure is gaming. For a GPU stage, the launch
-counter is preloaded into the first run and reports through a second pipe."""
+counter is preloaded into the first run and reports through a second pipe, with a token it
+takes from a third (see launch_counter.cpp)."""
 import dataclasses
 import json
 import os
@@ -83,10 +84,14 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         (scratch / "tmp").mkdir()
         seed = str(secrets.randbits(62))
         record_read, record_write = os.pipe()
-        counts_read, counts_write = os.pipe() if preload else (None, None)
+        counts_read, counts_write, token_read, token = None, None, None, secrets.token_hex(16)
         env = dict(test.get("env", {}), TUT_GRADE_SEED=seed, TUT_GRADE_RECORD_FD=str(record_write))
         if preload:
-            env.update(LD_PRELOAD=preload, TUT_GRADE_COUNTS_FD=str(counts_write))
+            counts_read, counts_write = os.pipe()
+            token_read, token_write = os.pipe()
+            os.write(token_write, token.encode())  # once: whoever reads it first has it
+            os.close(token_write)
+            env.update(LD_PRELOAD=preload, TUT_GRADE_COUNTS_FD=str(counts_write), TUT_GRADE_TOKEN_FD=str(token_read))
         report_inside = ("/tmp" if box.active else str(scratch / "tmp")) + "/cases.xml"
         cwd = test.get("workdir") or build
         cmd, full_env, limits = box.wrap([*test["cmd"], f"--gtest_output=xml:{report_inside}"], cwd, env,
@@ -94,10 +99,10 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         start = time.monotonic()
         student = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, errors="replace", start_new_session=True, preexec_fn=limits,
-                                   pass_fds=[fd for fd in (record_write, counts_write) if fd is not None])
-        os.close(record_write)
-        if counts_write is not None:
-            os.close(counts_write)
+                                   pass_fds=[fd for fd in (record_write, counts_write, token_read) if fd is not None])
+        for fd in (record_write, counts_write, token_read):
+            if fd is not None:
+                os.close(fd)
         with open(scratch / "judge.out", "w") as judge_out:
             judge = subprocess.Popen([*reference[0], f"--gtest_output=xml:{scratch / 'judge.xml'}"], cwd=cwd,
                                      env=dict(os.environ, **reference[1], TUT_GRADE_SEED=seed,
@@ -109,7 +114,7 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         _, judge_timed_out = finish(judge, limit)
         seconds = time.monotonic() - start
         judge_output = (scratch / "judge.out").read_text(errors="replace")
-        counts = read_counts(counts_read) if preload else {}
+        counts = read_counts(counts_read, token) if preload else {}
         claims = claimed_success(student.returncode, scratch / "tmp" / "cases.xml")
         failed, first = failures(scratch / "judge.xml")
     left = sandboxing.leftover(output)
@@ -132,6 +137,9 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
     if left:
         return Outcome("gaming", f"left {left} process(es) running after its test ended (the sandbox killed them)",
                        seconds, counts=counts)
+    if preload and counts.get("taken"):
+        return Outcome("gaming", "its code read the launch counter's token before the counter could (to forge "
+                                 "the counter's report?)", seconds)
     if preload and not counts:
         return Outcome("gaming", "its test process ended without the launch counter's report, which the counter "
                                  "writes as the process exits normally (did the stage end the process itself?)",
@@ -216,9 +224,10 @@ def failures(report: pathlib.Path):
     return failed, first
 
 
-def read_counts(fd: int) -> dict:
-    """The launch counter's last report on its pipe ({} if none came): what the pipe holds now,
-    without waiting for a writer that the sandbox has not yet ended."""
+def read_counts(fd: int, token: str) -> dict:
+    """The launch counter's report on its pipe, the one with TOKEN: {} if none came, {'taken': 1}
+    if the counter found its token gone. What the pipe holds now, without waiting for a writer
+    that the sandbox has not yet ended."""
     data = b""
     while select.select([fd], [], [], 0.5)[0]:
         chunk = os.read(fd, 65536)
@@ -226,12 +235,12 @@ def read_counts(fd: int) -> dict:
             break
         data += chunk
     os.close(fd)
-    reports = [line.split()[1:] for line in data.decode(errors="replace").splitlines() if line.startswith("counts ")]
-    if not reports or len(reports[-1]) % 2:
-        return {}
-    words = reports[-1]
+    lines = [line.split() for line in data.decode(errors="replace").splitlines() if line.startswith("counts ")]
+    if any(words[1:2] == ["taken"] for words in lines):
+        return {"taken": 1}
+    words = next((words[2:] for words in lines if words[1:2] == [token]), [])
     try:
-        return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+        return {words[i]: int(words[i + 1]) for i in range(0, len(words) - 1, 2)}
     except ValueError:
         return {}
 

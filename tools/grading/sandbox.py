@@ -15,6 +15,7 @@ import glob
 import os
 import pathlib
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -86,9 +87,12 @@ class Sandbox:
             elif path.exists():
                 args += ["--ro-bind", "/dev/null", str(path)]
         args += ["--chdir", str(cwd), "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        env = dict(env)
+        preload = env.pop("LD_PRELOAD", "")  # for CMD alone, not the wrapper's shell
         for name, value in {**{k: os.environ[k] for k in KEPT if k in os.environ}, **env}.items():
             args += ["--setenv", name, str(value)]
-        wrapper = f'"$@"; status=$?; set -- /proc/[0-9]*; echo "{LEFTOVER}$(($# - 2))" >&2; exit $status'
+        run = f"LD_PRELOAD={shlex.quote(preload)} " if preload else ""
+        wrapper = f'{run}"$@"; status=$?; set -- /proc/[0-9]*; echo "{LEFTOVER}$(($# - 2))" >&2; exit $status'
         return args + ["--", "/bin/sh", "-c", wrapper, "sh", *map(str, cmd)]
 
     def wrap(self, cmd, cwd, env: dict, compiling=False, tmp=None):
