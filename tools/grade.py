@@ -16,7 +16,7 @@ Each stage is graded alone: its tests (and the idea check of its line in the sta
 under a time limit. A file that does not compile or link is replaced by its skeleton, so that
 the chapter's other stages are still graded. The verdict on a stage's tests is not the
 submission's to give: its test program sends the stage's outputs, on inputs drawn from a seed
-chosen for that run, to the same test built from the solutions, which checks them in a process
+chosen as the grader starts, to the same test built from the solutions, which checks them in a process
 of its own (tools/grading/run_tests.py). Everything that compiles or runs a submission's code
 runs in a bubblewrap sandbox (tools/grading/sandbox.py): no network, no other submission in
 view, the checkout read-only, a memory limit, its processes killed when it ends.
@@ -50,6 +50,7 @@ running after a test; a GPU stage's test that ends without the launch counter's 
 import argparse
 import csv
 import pathlib
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -139,10 +140,11 @@ class Grader:
         self.reference = {}  # stage test -> the launch counts of the solution's run
         self.judges = {}  # stage test -> the command of its program built from the solutions
         self.preload = str(args.build / "tools" / "grading" / "libgrade_launch_counter.so")
+        self.seed = secrets.randbits(62)  # the tests' inputs and extra sizes: new at every grading
 
     def run_test(self, name, counted=False):
         return run_tests.run(self.tests[name], self.args.timeout, self.args.build, self.box,
-                             self.preload if counted else "", self.judges.get(name))
+                             self.preload if counted else "", self.judges.get(name), self.seed)
 
     def measure_reference(self):
         """Builds the solutions and keeps a copy of their test programs, the judges of every

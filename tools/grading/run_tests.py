@@ -1,8 +1,9 @@
 """Runs one Meson test of the grading build under the grader's own time limit, in the sandbox.
 
 A stage's own test (a GoogleTest program) is run twice at once, and the verdict is the second
-run's. The first runs the submission's code, in the sandbox, on inputs drawn from a seed chosen
-now (TUT_GRADE_SEED), and sends each output of the stage down a pipe (TUT_GRADE_RECORD_FD; see
+run's. The first runs the submission's code, in the sandbox, on inputs (and extra sizes) drawn
+from the seed the grader chose when it started (TUT_GRADE_SEED: the same for the solutions'
+runs, whose launch counts the submissions' are held against), and sends each output of the stage down a pipe (TUT_GRADE_RECORD_FD; see
 common/graded.h). The second is the same test built from the solutions (the reference programs,
 copied before any submission was built): it draws the same inputs and runs every check on the
 outputs that arrive through the pipe (TUT_GRADE_JUDGE_FD), in a process that never loads the
@@ -74,18 +75,17 @@ def copy_reference(build: pathlib.Path, tests: list, into: pathlib.Path) -> dict
     return commands
 
 
-def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", reference=None) -> Outcome:
+def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", reference=None, seed=0) -> Outcome:
     """TEST in the sandbox BOX; judged by the REFERENCE program's run (command, environment)
-    when it is given."""
+    when it is given, on inputs drawn from SEED."""
     if not reference:
         return run_alone(test, limit, build, box)
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = pathlib.Path(scratch)
         (scratch / "tmp").mkdir()
-        seed = str(secrets.randbits(62))
         record_read, record_write = os.pipe()
         counts_read, counts_write, token_read, token = None, None, None, secrets.token_hex(16)
-        env = dict(test.get("env", {}), TUT_GRADE_SEED=seed, TUT_GRADE_RECORD_FD=str(record_write))
+        env = dict(test.get("env", {}), TUT_GRADE_SEED=str(seed), TUT_GRADE_RECORD_FD=str(record_write))
         if preload:
             counts_read, counts_write = os.pipe()
             token_read, token_write = os.pipe()
@@ -105,7 +105,7 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
                 os.close(fd)
         with open(scratch / "judge.out", "w") as judge_out:
             judge = subprocess.Popen([*reference[0], f"--gtest_output=xml:{scratch / 'judge.xml'}"], cwd=cwd,
-                                     env=dict(os.environ, **reference[1], TUT_GRADE_SEED=seed,
+                                     env=dict(os.environ, **reference[1], TUT_GRADE_SEED=str(seed),
                                               TUT_GRADE_JUDGE_FD=str(record_read)),
                                      stdout=judge_out, stderr=subprocess.STDOUT, pass_fds=[record_read],
                                      start_new_session=True)
