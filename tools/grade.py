@@ -16,8 +16,8 @@ Each stage is graded alone: its tests (and the idea check of its line in the sta
 under a time limit. A file that does not compile or link is replaced by its skeleton, so that
 the chapter's other stages are still graded. The verdict on a stage's tests is not the
 submission's to give: its test program sends the stage's outputs, on inputs drawn from a seed
-chosen as the grader starts, to the same test built from the solutions, which checks them in a process
-of its own (tools/grading/run_tests.py). Everything that compiles or runs a submission's code
+chosen as the grader starts, to the same test built from the solutions, which checks them in a
+process of its own (tools/grading/run_tests.py). Everything that compiles or runs a submission's code
 runs in a bubblewrap sandbox (tools/grading/sandbox.py): no network, no other submission in
 view, the checkout read-only, a memory limit, its processes killed when it ends.
 
@@ -45,7 +45,8 @@ or copied its data to the host, compared with the solution's on the same test (n
 solutions are graded first, as the reference); a stage that hands back an earlier result when
 called again with the same sizes and new inputs; a test process that claims success while the
 reference run finds a failure (an exit 0 from a destructor, a rewritten report); processes left
-running after a test; a GPU stage's test that ends without the launch counter's report.
+running after a test; a GPU stage's test that ends without the launch counter's report, or
+whose code took the counter's token.
 """
 import argparse
 import csv

@@ -76,33 +76,28 @@ def copy_reference(build: pathlib.Path, tests: list, into: pathlib.Path) -> dict
 
 
 def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", reference=None, seed=0) -> Outcome:
-    """TEST in the sandbox BOX; judged by the REFERENCE program's run (command, environment)
-    when it is given, on inputs drawn from SEED."""
+    """TEST in the sandbox BOX, with the launch counter PRELOAD if given; judged by the REFERENCE
+    program's run (command, environment) when it is given, on inputs drawn from SEED."""
     if not reference:
         return run_alone(test, limit, build, box)
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = pathlib.Path(scratch)
-        (scratch / "tmp").mkdir()
+        (scratch / "tmp").mkdir()  # the test process's /tmp: its own report lands there
         record_read, record_write = os.pipe()
-        counts_read, counts_write, token_read, token = None, None, None, secrets.token_hex(16)
-        env = dict(test.get("env", {}), TUT_GRADE_SEED=str(seed), TUT_GRADE_RECORD_FD=str(record_write))
-        if preload:
-            counts_read, counts_write = os.pipe()
-            token_read, token_write = os.pipe()
-            os.write(token_write, token.encode())  # once: whoever reads it first has it
-            os.close(token_write)
-            env.update(LD_PRELOAD=preload, TUT_GRADE_COUNTS_FD=str(counts_write), TUT_GRADE_TOKEN_FD=str(token_read))
+        counter = LaunchCounter(preload) if preload else None
+        env = dict(test.get("env", {}), TUT_GRADE_SEED=str(seed), TUT_GRADE_RECORD_FD=str(record_write),
+                   **(counter.env if counter else {}))
         report_inside = ("/tmp" if box.active else str(scratch / "tmp")) + "/cases.xml"
         cwd = test.get("workdir") or build
         cmd, full_env, limits = box.wrap([*test["cmd"], f"--gtest_output=xml:{report_inside}"], cwd, env,
                                          tmp=scratch / "tmp")
+        handed = [record_write, *(counter.handed if counter else [])]
         start = time.monotonic()
         student = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True, errors="replace", start_new_session=True, preexec_fn=limits,
-                                   pass_fds=[fd for fd in (record_write, counts_write, token_read) if fd is not None])
-        for fd in (record_write, counts_write, token_read):
-            if fd is not None:
-                os.close(fd)
+                                   pass_fds=handed)
+        for fd in handed:
+            os.close(fd)
         with open(scratch / "judge.out", "w") as judge_out:
             judge = subprocess.Popen([*reference[0], f"--gtest_output=xml:{scratch / 'judge.xml'}"], cwd=cwd,
                                      env=dict(os.environ, **reference[1], TUT_GRADE_SEED=str(seed),
@@ -113,38 +108,65 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         output, timed_out = finish(student, limit)
         _, judge_timed_out = finish(judge, limit)
         seconds = time.monotonic() - start
-        judge_output = (scratch / "judge.out").read_text(errors="replace")
-        counts = read_counts(counts_read, token) if preload else {}
-        claims = claimed_success(student.returncode, scratch / "tmp" / "cases.xml")
+        if timed_out:
+            return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
         failed, first = failures(scratch / "judge.xml")
+        judge_output = (scratch / "judge.out").read_text(errors="replace")
+        found = Outcome("pass", "", seconds, tuple(failed), counter.counts() if counter else {})
+        if judge.returncode == SKIP:
+            found.status, found.message = "skip", last_line(judge_output) or "skipped"
+        elif judge.returncode != 0 or judge_timed_out:
+            found.status = "fail"
+            found.message = (first or grading_line(judge_output) or last_line(judge_output)
+                             or f"the reference run exited {judge.returncode}")
+        return verdict(found, student.returncode, output,
+                       claimed_success(student.returncode, scratch / "tmp" / "cases.xml"), counter is not None)
+
+
+def verdict(judged: Outcome, code: int, output: str, claims: str, counted: bool) -> Outcome:
+    """The stage's outcome: the reference run's (JUDGED), unless the test process that ran the
+    submission (exit CODE, OUTPUT) crashed, failed on its own, claimed a success the reference
+    run denies, left processes running, or kept the launch counter from reporting."""
     left = sandboxing.leftover(output)
     output = sandboxing.strip(output)
-    if timed_out:
-        return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
-    code, verdict = student.returncode, judge.returncode
-    if verdict == SKIP:
-        return Outcome("skip", last_line(judge_output) or "skipped", seconds)
-    if killed_by_signal(code) and signal_number(code) != signal.SIGPIPE:
-        return Outcome("crash", crash_message(code, output), seconds)
-    if judge_timed_out or verdict != 0:
-        why = first or grading_line(judge_output) or last_line(judge_output) or f"the reference run exited {verdict}"
+    if judged.status == "skip":
+        return judged
+    if killed_by_signal(code) and signal_number(code) != signal.SIGPIPE:  # SIGPIPE: the judge stopped reading
+        return dataclasses.replace(judged, status="crash", message=crash_message(code, output))
+    if judged.status == "fail":
         if claims:
-            return Outcome("gaming", f"its test process claimed success ({claims}) while the reference run, "
-                                     f"outside it, found: {why}", seconds, tuple(failed), counts)
-        return Outcome("fail", why, seconds, tuple(failed), counts)
+            judged.status, judged.message = "gaming", (f"its test process claimed success ({claims}) while the "
+                                                       f"reference run, outside it, found: {judged.message}")
+        return judged
     if code != 0:
-        return Outcome("fail", last_line(output) or f"its test process exited {code}", seconds, counts=counts)
+        return dataclasses.replace(judged, status="fail", message=last_line(output) or f"its test process exited {code}")
+    why = ""
     if left:
-        return Outcome("gaming", f"left {left} process(es) running after its test ended (the sandbox killed them)",
-                       seconds, counts=counts)
-    if preload and counts.get("taken"):
-        return Outcome("gaming", "its code read the launch counter's token before the counter could (to forge "
-                                 "the counter's report?)", seconds)
-    if preload and not counts:
-        return Outcome("gaming", "its test process ended without the launch counter's report, which the counter "
-                                 "writes as the process exits normally (did the stage end the process itself?)",
-                       seconds)
-    return Outcome("pass", "", seconds, counts=counts)
+        why = f"left {left} process(es) running after its test ended (the sandbox killed them)"
+    elif counted and judged.counts.get("taken"):
+        why = "its code read the launch counter's token before the counter could (to forge the counter's report?)"
+    elif counted and not judged.counts:
+        why = ("its test process ended without the launch counter's report, which the counter writes as the "
+               "process exits normally (did the stage end the process itself?)")
+    return dataclasses.replace(judged, status="gaming", message=why) if why else judged
+
+
+class LaunchCounter:
+    """The launch counter's pipes for one test (see launch_counter.cpp): one for its report, and
+    one that holds its token, written once."""
+
+    def __init__(self, library: str):
+        self.token = secrets.token_hex(16)
+        self.report_read, report_write = os.pipe()
+        token_read, token_write = os.pipe()
+        os.write(token_write, self.token.encode())
+        os.close(token_write)
+        self.handed = [report_write, token_read]  # the ends the test process gets
+        self.env = {"LD_PRELOAD": library, "TUT_GRADE_COUNTS_FD": str(report_write),
+                    "TUT_GRADE_TOKEN_FD": str(token_read)}
+
+    def counts(self) -> dict:
+        return read_counts(self.report_read, self.token)
 
 
 def run_alone(test: dict, limit: float, build: pathlib.Path, box) -> Outcome:

@@ -54,7 +54,7 @@ class Sandbox:
         if not self.active:
             return f"NO SANDBOX: the submissions' code ran with the grader's rights ({self.why_not})"
         return (f"sandbox: bubblewrap, user nobody, no network, checkout read-only, other submissions hidden, "
-                f"{self.limit / (1 << 30):g} GiB of data memory")
+                f"{self.limit / (1 << 30):.1f} GiB of data memory")
 
     def limits(self):
         """Run in the child before it becomes bwrap: the memory limit, inherited by all inside."""
