@@ -50,6 +50,7 @@ whose code took the counter's token.
 """
 import argparse
 import csv
+import os
 import pathlib
 import secrets
 import subprocess
@@ -89,6 +90,8 @@ def parse(argv):
         usage_error(f"unknown option {unknown[0]}")
     if not args.submissions:
         usage_error("no submission given")
+    if any(not s.strip() for s in args.submissions):  # "$SUBMISSIONS" unset would grade this checkout
+        usage_error("a submission path is empty (an unset variable?)")
     known = stages.chapters()
     for chapter in args.chapter:
         if chapter not in known:
@@ -103,8 +106,17 @@ def parse(argv):
         assert args.memory_limit > 0
     except (ValueError, AssertionError):
         usage_error(f"--memory-limit must be a positive number of GiB, got {args.memory_limit!r}")
+    for option, value in (("--out", args.out), ("--build", args.build)):
+        if not value.strip():
+            usage_error(f"{option} is empty (an unset variable?)")
     args.build = pathlib.Path(args.build).resolve()
     args.out = pathlib.Path(args.out)
+    for option, folder in (("--out", args.out), ("--build", args.build)):  # before minutes of grading, not after
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            assert os.access(folder, os.W_OK)
+        except (OSError, AssertionError):
+            usage_error(f"{option} {folder}: cannot write there")
     return args
 
 
