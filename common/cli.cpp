@@ -85,7 +85,9 @@ void Cli::parse(int argc, const char* const* argv) {
 }
 
 std::string Cli::usage() const {
-  std::string text = "usage: " + program_ + " [options]\n" + summary_ + "\n\noptions:\n";
+  // A summary that opens with its own usage line (a program with positional arguments) replaces ours.
+  const bool own_usage = summary_.rfind("usage:", 0) == 0;
+  std::string text = (own_usage ? "" : "usage: " + program_ + " [options]\n") + summary_ + "\n\noptions:\n";
   for (const Option& o : options_) {
     std::string left = "  --" + o.name + (o.metavar.empty() ? "" : " " + o.metavar);
     left.resize(std::max<size_t>(left.size() + 2, 22), ' ');

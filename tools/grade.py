@@ -281,7 +281,7 @@ def main(argv):
         grader.measure_reference()
         if not grader.gpu:
             progress("no usable GPU here: the GPU stages are reported as skipped, not graded")
-        rows, ignored, seconds = [], {}, {}
+        rows, ignored, edited, seconds = [], {}, {}, {}
         for number, path in enumerate(paths, 1):
             start = time.monotonic()
             try:
@@ -294,9 +294,9 @@ def main(argv):
                 continue
             progress(f"[{number}/{len(paths)}] {sub.name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")
             rows += grader.grade(sub)
-            ignored[sub.name] = sub.ignored
+            ignored[sub.name], edited[sub.name] = sub.ignored, sub.edited
             seconds[sub.name] = time.monotonic() - start
-    report.write(rows, args.out, ignored, seconds, box.describe())
+    report.write(rows, args.out, ignored, edited, seconds, box.describe())
     print(f"{len(seconds)} submission(s) graded: {report.totals_line(rows)}; report in {args.out}/report.md, "
           f"report.csv, report.junit.xml")
     return 0

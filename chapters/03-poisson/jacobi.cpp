@@ -51,7 +51,8 @@ Options parse(int argc, char** argv) {
                           "Jacobi iterations for -laplace(u) = f on [-1,1]^2 (the course's radiator), double.\n"
                           "VERSION: " + stage_names() + "; N interior points per side; tolerance: stop once\n"
                           "||u_new - u||_2 < tolerance, checked every --check-every iterations (not for multi, nccl).");
-  cli.add_int("parts", &o.parts, "multi, nccl: row blocks, one per GPU (default: every visible GPU)", 1, 64);
+  cli.add_value("parts", "N", "multi, nccl: row blocks, one per GPU", "one per visible GPU",
+                [&](const std::string& text) { o.parts = int(tut::parse_integer("--parts", text, 1, 64)); });
   cli.add_value("check-every", "K", "iterations between two checks of the tolerance", "100", [&](const std::string& t) {
     o.check_every = int(tut::parse_integer("--check-every", t, 1, 1000000));
     o.check_every_given = true;

@@ -7,6 +7,7 @@ import sys
 heat = sys.argv[1]
 BAD = [
     ["--nx", "-5"], ["--nx", "0"], ["--ny", "abc"], ["--nz", "70000"], ["--steps", "0"],
+    ["--nx", "2"], ["--size", "2"],  # no interior cell to update
     ["--steps", "1.5"], ["--size", ""], ["--repeats", "-1"], ["--block", "64x8"],
     ["--block", "2048x1x1"], ["--block", "32x32x2"], ["--block", "0x1x1"], ["--stage", "v9"],
     ["--stage", "v1,,v2"], ["--bogus"], ["stray"], ["--csv", "--json"], ["--nx"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The jacobi program's command line: bad arguments end with exit 2 and one stderr line;
---help works; a CPU run prints its table and writes a PGM image (no GPU needed)."""
+--help works, with one usage line; a CPU run prints its table and writes a PGM image (no GPU needed)."""
 import os
 import subprocess
 import sys
@@ -18,8 +18,11 @@ for args in (["gpu9", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-1"], ["cp
     lines = r.stderr.strip().splitlines()
     if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("jacobi: error: "):
         failures.append(f"{args}: exit {r.returncode}, stderr {r.stderr!r}")
-if subprocess.run([jacobi, "--help"], capture_output=True, timeout=60).returncode != 0:
+shown = subprocess.run([jacobi, "--help"], capture_output=True, text=True, timeout=60)
+if shown.returncode != 0:
     failures.append("--help failed")
+if shown.stdout.count("usage:") != 1 or "(default 0)" in shown.stdout:  # one usage line; --parts says its default
+    failures.append(f"--help: one usage line and --parts' default in words expected:\n{shown.stdout}")
 with tempfile.TemporaryDirectory() as tmp:
     image = os.path.join(tmp, "u.pgm")
     r = subprocess.run([jacobi, "cpu", "30", "500", "1e-4", "--check-every", "50", "--pgm", image],

@@ -146,12 +146,17 @@ def check(rows, markdown, junit, submissions, expect_out_of_bounds):
     if not expect_out_of_bounds and (not late or any(r["status"] != "missing" or "could not read" not in r["message"]
                                                      for r in late)):
         problems.append(f"{make_submissions.UNREADABLE}.rar: not reported as unreadable, one row per stage: {late}")
-    for ignored in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
-        if not expect_out_of_bounds and ignored not in markdown:
-            problems.append(f"edits_tests_and_common: {ignored} is not listed as ignored")
+    edited = {r["submission"]: r["edited_files"].split() for r in rows}
+    for changed in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
+        if not expect_out_of_bounds and (changed not in edited.get("edits_tests_and_common", [])
+                                         or f"**{changed}** (flagged" not in markdown):
+            problems.append(f"edits_tests_and_common: {changed} is not reported as edited and flagged")
+    if edited.get("wrong_stage"):  # a clone: its solutions/ and the rest are the checkout's own files
+        problems.append(f"wrong_stage: files reported as edited that are the checkout's: {edited['wrong_stage'][:5]}")
     count = collections.Counter(r["status"] for r in rows)
-    failing = sum(n for s, n in count.items() if s not in ("pass", "skip"))
-    if (int(junit.get("tests")), int(junit.get("failures")), int(junit.get("skipped"))) != (len(rows), failing, count["skip"]):
+    wrong = count["fail"] + count["gaming"]  # JUnit failures; the other failing statuses are errors
+    errors = sum(n for s, n in count.items() if s not in ("pass", "skip")) - wrong
+    if [int(junit.get(k)) for k in ("tests", "failures", "errors", "skipped")] != [len(rows), wrong, errors, count["skip"]]:
         problems.append(f"JUnit totals {dict(junit.attrib)} differ from the CSV's: {len(rows)} rows, {dict(count)}")
     if f"{count['pass']} pass" not in markdown:
         problems.append("the Markdown totals differ from the CSV's")

@@ -1,13 +1,19 @@
 """The grading report: one row per submission and stage, written as CSV, Markdown and JUnit XML,
 with the totals counted from the rows, and in each whether the submissions' code ran in the
-sandbox (the CSV's sandbox column, the Markdown's first line, a JUnit property)."""
+sandbox (the CSV's sandbox column, the Markdown's first line, a JUnit property) and the files
+of each submission that differ from the instructor's checkout (the CSV's edited_files column,
+a paragraph, a property of its testsuite), those that change how stages are tested or built
+flagged."""
 import collections
 import csv
 import xml.etree.ElementTree as ET
 
+from .submission import flagged
+
 FIELDS = ["submission", "chapter", "stage", "side", "status", "message", "tests", "fraction", "ceiling",
-          "target", "credit", "seconds", "sandbox"]
+          "target", "credit", "seconds", "sandbox", "edited_files"]
 FAILING = ("fail", "does-not-compile", "timeout", "crash", "gaming", "missing")
+WRONG = ("fail", "gaming")  # JUnit failures: the stage's code is wrong or cheats; the rest of FAILING are errors
 STATUSES = ("pass",) + FAILING + ("skip",)
 
 
@@ -20,24 +26,32 @@ def totals_line(rows) -> str:
     return ", ".join(f"{count[s]} {s}" for s in STATUSES if count[s] or s in ("pass", "fail", "skip"))
 
 
-def write(rows, out, ignored: dict, seconds: dict, sandbox: str) -> None:
-    """SANDBOX: the grader's one line on whether the submissions' code was confined."""
+def write(rows, out, ignored: dict, edited: dict, seconds: dict, sandbox: str) -> None:
+    """IGNORED, EDITED: submission -> its files that are no stage file, and those of them that
+    differ from the checkout's; SANDBOX: the grader's one line on whether the submissions' code
+    was confined."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "report.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
         writer.writeheader()
-        writer.writerows({**{k: r.get(k, "") for k in FIELDS}, "sandbox": sandbox} for r in rows)
-    (out / "report.md").write_text(markdown(rows, ignored, seconds, sandbox))
-    junit(rows, sandbox).write(out / "report.junit.xml", encoding="unicode", xml_declaration=True)
+        writer.writerows({**{k: r.get(k, "") for k in FIELDS}, "sandbox": sandbox,
+                          "edited_files": " ".join(edited.get(r["submission"], []))} for r in rows)
+    (out / "report.md").write_text(markdown(rows, ignored, edited, seconds, sandbox))
+    junit(rows, edited, sandbox).write(out / "report.junit.xml", encoding="unicode", xml_declaration=True)
+
+
+def listed(files) -> str:
+    """Files as the report names them: the flagged ones first, marked."""
+    return ", ".join(f"**{f}** (flagged: tests or build)" if flagged(f) else f for f in files)
 
 
 def cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows, ignored: dict, seconds: dict, sandbox: str) -> str:
+def markdown(rows, ignored: dict, edited: dict, seconds: dict, sandbox: str) -> str:
     lines = ["# Grading report", "", f"**{cell(sandbox)}**", "", f"Totals: {totals_line(rows)}.", "",
-             "| submission | passed | failing | skipped | performance credit | ignored files | seconds |",
+             "| submission | passed | failing | skipped | performance credit | ignored files | seconds (build and tests) |",
              "|---|---|---|---|---|---|---|"]
     for name in dict.fromkeys(r["submission"] for r in rows):
         mine = [r for r in rows if r["submission"] == name]
@@ -54,28 +68,38 @@ def markdown(rows, ignored: dict, seconds: dict, sandbox: str) -> str:
                      f"{cell(r['message'])} | {fraction} | {r.get('credit', '')} |")
     for name, files in ignored.items():
         if files:
-            shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-            lines += ["", f"Ignored in {name} (not stage files; the instructor's are used): {cell(shown)}"]
+            changed = edited.get(name, [])
+            lines += ["", f"Ignored in {name}: {len(files)} files that are no stage file (the instructor's are used); "
+                          + (f"these differ from the instructor's checkout: {cell(listed(changed))}" if changed
+                             else "none differs from the instructor's checkout")]
     return "\n".join(lines) + "\n"
 
 
-def junit(rows, sandbox: str) -> ET.ElementTree:
-    count = totals(rows)
-    suites = ET.Element("testsuites", tests=str(len(rows)), failures=str(sum(count[s] for s in FAILING)),
-                        errors="0", skipped=str(count["skip"]))
+def junit_counts(count) -> dict:
+    """JUnit's failures (wrong or cheating code), errors (the other failing statuses) and skipped."""
+    wrong = sum(count[s] for s in WRONG)
+    return {"failures": str(wrong), "errors": str(sum(count[s] for s in FAILING) - wrong), "skipped": str(count["skip"])}
+
+
+def junit(rows, edited: dict, sandbox: str) -> ET.ElementTree:
+    """One testsuite per submission, one testcase per stage (its time: its tests', without the
+    build), the status first in each message."""
+    suites = ET.Element("testsuites", tests=str(len(rows)), **junit_counts(totals(rows)))
     ET.SubElement(ET.SubElement(suites, "properties"), "property", name="sandbox", value=sandbox)
     for name in dict.fromkeys(r["submission"] for r in rows):
         mine = [r for r in rows if r["submission"] == name]
-        mine_count = totals(mine)
-        suite = ET.SubElement(suites, "testsuite", name=name, tests=str(len(mine)),
-                              failures=str(sum(mine_count[s] for s in FAILING)), errors="0",
-                              skipped=str(mine_count["skip"]),
+        suite = ET.SubElement(suites, "testsuite", name=name, tests=str(len(mine)), **junit_counts(totals(mine)),
                               time=f"{sum(float(r['seconds'] or 0) for r in mine):.1f}")
+        changed = edited.get(name, [])
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="edited_files", value=" ".join(changed))
+        ET.SubElement(properties, "property", name="flagged_files", value=" ".join(f for f in changed if flagged(f)))
         for r in mine:
             case = ET.SubElement(suite, "testcase", classname=f"{name}.{r['chapter']}", name=r["stage"],
                                  time=str(r["seconds"] or 0))
             if r["status"] in FAILING:
-                ET.SubElement(case, "failure", type=r["status"], message=r["message"]).text = r["message"]
+                said = f"{r['status']}: {r['message']}"
+                ET.SubElement(case, "failure" if r["status"] in WRONG else "error", type=r["status"], message=said).text = said
             elif r["status"] == "skip":
                 ET.SubElement(case, "skipped", message=r["message"])
     return ET.ElementTree(suites)

@@ -245,8 +245,16 @@ def failures(report: pathlib.Path):
         if failure is not None:
             failed.append(case.get("name"))
             message = " ".join((failure.get("message") or failure.text or "").split())
-            first = first or f"{case.get('name')}: {message}"[:400]
+            first = first or shortened(f"{case.get('name')}: {message}")
     return failed, first
+
+
+def shortened(message: str, most: int = 400) -> str:
+    """MESSAGE cut to MOST characters, keeping its "-> edit FILE" hint whole."""
+    if len(message) <= most:
+        return message
+    hint = message[message.rfind("-> edit"):] if "-> edit" in message else ""
+    return message[:most - len(hint) - 5] + " ... " + hint
 
 
 def read_counts(fd: int, token: str) -> dict:

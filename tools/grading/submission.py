@@ -1,10 +1,13 @@
 """Submissions: a student's exercises/ folder (or a clone of the whole course, or either one packed
 as .zip, .tar, .tar.gz or .tgz). Only the stage files named in the stage lists are taken from
-it; everything else it holds is listed as ignored."""
+it; everything else it holds is listed as ignored, and the ignored files that differ from the
+instructor's checkout as edited (the tests, common/ and the build files among them flagged)."""
 import dataclasses
 import pathlib
 import tarfile
 import zipfile
+
+from .stages import ROOT
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
 
@@ -19,6 +22,32 @@ class Submission:
     origin: pathlib.Path
     files: dict      # 'NN-chapter/file' -> its bytes, for the stage files it has
     ignored: list    # every other file it holds, relative to the submission
+    edited: list = dataclasses.field(default_factory=list)  # the ignored ones unlike the checkout's, as in it
+
+
+VERSION_CONTROL = {".git", ".hg", ".svn"}
+GUARDED = ("tests/", "common/", "meson.build", "meson.options")  # and the stage lists
+
+
+def flagged(path: str) -> bool:
+    """Whether an edit of PATH (as in the checkout) would change how stages are tested or built."""
+    return path.startswith(GUARDED) or path.endswith(".stages")
+
+
+def edited(folder: pathlib.Path, root: pathlib.Path, ignored: list) -> list:
+    """Of the IGNORED files of the submission in FOLDER (its stages in ROOT), those that differ
+    from the checkout's or that it lacks, named as in the checkout; not version control."""
+    course, prefix = (root.parent, "") if root.name == "exercises" else (root, "exercises/")
+    found = []
+    for name in ignored:
+        path = folder / name
+        if VERSION_CONTROL & set(pathlib.PurePosixPath(name).parts):
+            continue
+        mine = prefix + path.relative_to(course).as_posix() if path.is_relative_to(course) else name
+        theirs = ROOT / mine
+        if not theirs.is_file() or theirs.read_bytes() != path.read_bytes():
+            found.append(mine)
+    return sorted(found, key=lambda f: (not flagged(f), f))
 
 
 def is_archive(path: pathlib.Path) -> bool:
@@ -109,4 +138,4 @@ def load(path: pathlib.Path, wanted: list, every_stage_file: list, scratch: path
     taken = {(root / w).resolve() for w in every_stage_file if (root / w).is_file()}
     ignored = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                      if p.is_file() and p.resolve() not in taken)
-    return Submission(name_of(path), path, files, ignored)
+    return Submission(name_of(path), path, files, ignored, edited(folder, root, ignored))
