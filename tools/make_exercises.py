@@ -38,6 +38,12 @@ SOURCES = ("*.cu", "*.cpp", "*.h", "*.cuh")
 MAINTAINER_COMMAND = "python3 tools/make_exercises.py"
 
 
+def exercises_build(line: str) -> str:
+    """A header's run: or test: line, pointed at the exercises build of the student's loop
+    (README: meson setup build-ex -Dkernels=exercises): in build/, it would run the solution."""
+    return line.replace(" build/", " build-ex/").replace("-C build ", "-C build-ex ")
+
+
 def skeleton(text: str, origin: str) -> str:
     out = [f"// Exercise skeleton generated from {origin} by tools/make_exercises.py:",
            "// write the lines each TODO asks for, then build and run this stage's tests."]
@@ -53,6 +59,8 @@ def skeleton(text: str, origin: str) -> str:
                 raise SystemExit(f"{origin}: an EXERCISE inside another one: {line.strip()}")
             block_indent, in_task = indent, True
             out.append(f"{line[:indent]}// TODO(exercise): {body[len('// EXERCISE:'):].strip()}")
+        elif block_indent is None and body.startswith(("//   run:", "//   test:")):
+            out.append(exercises_build(line))
         elif block_indent is None:
             out.append(line)
         elif in_task and body.startswith("//   "):

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/gpu3.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu3 and gpu3r: 2 elements per thread, below, or right.
-//   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048
-//   test: meson test -C build matmul-gpu3r
+//   run:  build-ex/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048
+//   test: meson test -C build-ex matmul-gpu3r
 // Each thread computes 2 elements of C, half as many threads. Two choices of the second element,
 // both here, and the benchmark says which wins:
 //   gpu3  (below): rows i and i+1 of one column. One load of B serves 2 multiply-adds, and a

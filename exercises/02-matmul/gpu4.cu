@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/gpu4.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu4: 4 elements per thread.
-//   run:  build/chapters/02-matmul/matmult_f gpu4 2048 2048 2048
-//   test: meson test -C build matmul-gpu4
+//   run:  build-ex/chapters/02-matmul/matmult_f gpu4 2048 2048 2048
+//   test: meson test -C build-ex matmul-gpu4
 // Each thread computes ROWS elements of one column of C (4 by default), a number fixed at compile
 // time so the partial sums live in registers.
 // Change from gpu3: 2 becomes a template parameter; the benchmark sweeps 2, 4, 8, 16.

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/02-matmul/lib.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul lib: OpenBLAS dgemm, all cores.
-//   run:  build/chapters/02-matmul/matmult_f lib 2048 2048 2048
-//   test: meson test -C build matmul-lib
+//   run:  build-ex/chapters/02-matmul/matmult_f lib 2048 2048 2048
+//   test: meson test -C build-ex matmul-lib
 // OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
 #include <cblas.h>
 

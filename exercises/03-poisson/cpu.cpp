@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/cpu.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson cpu: Jacobi, 1 core.
-//   run:  build/chapters/03-poisson/jacobi cpu 100 10000
-//   test: meson test -C build poisson-cpu
+//   run:  build-ex/chapters/03-poisson/jacobi cpu 100 10000
+//   test: meson test -C build-ex poisson-cpu
 // Jacobi on one CPU core, the reference.
 // What limits it: one core, and each update streams u and f from memory: 24 bytes for 6 flops.
 #include "poisson.h"

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/cpu_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson cpu_omp: Jacobi, OpenMP.
-//   run:  build/chapters/03-poisson/jacobi cpu_omp 1024 1000
-//   test: meson test -C build poisson-cpu_omp
+//   run:  build-ex/chapters/03-poisson/jacobi cpu_omp 1024 1000
+//   test: meson test -C build-ex poisson-cpu_omp
 // The same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/03-poisson/gpu3.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson gpu3: CUDA graph of 100 iterations.
-//   run:  build/chapters/03-poisson/jacobi gpu3 512 1000
-//   test: meson test -C build poisson-gpu3
+//   run:  build-ex/chapters/03-poisson/jacobi gpu3 512 1000
+//   test: meson test -C build-ex poisson-gpu3
 // The iteration loop moves to the device side. 100 iterations are captured once in a CUDA graph and
 // the graph is launched instead of 100 kernels; the kernel's pointers are const __restrict__, so u
 // and f are read through the read-only cache path.

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/force_cpu_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // force cpu_omp: OpenMP over the planes i.
-//   run:  build/chapters/04-particle-mesh/force --stage cpu,cpu_omp
-//   test: meson test -C build particle-mesh-force-cpu_omp
+//   run:  build-ex/chapters/04-particle-mesh/force --stage cpu,cpu_omp
+//   test: meson test -C build-ex particle-mesh-force-cpu_omp
 // The cpu stage's loop nest with its planes i shared among the cores by one OpenMP pragma. The
 // limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/force_gpu2.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // force gpu2: threads along k, strips along the axis.
-//   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k,gpu2 --axis x,y
-//   test: meson test -C build particle-mesh-force-gpu2
+//   run:  build-ex/chapters/04-particle-mesh/force --stage cpu,gpu_k,gpu2 --axis x,y
+//   test: meson test -C build-ex particle-mesh-force-gpu2
 // Forcex (and forcey) after loop interchange and strip mining.
 //   - Interchange: the thread index runs along k, the fastest axis, so a warp reads and writes
 //     128 consecutive bytes: every sector fully used (stage gpu_k does only this).

@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_cpu.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data cpu: one loop, one core.
-//   run:  build/chapters/04-particle-mesh/part2data --stage cpu
-//   test: meson test -C build particle-mesh-part2data-cpu
+//   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu
+//   test: meson test -C build-ex particle-mesh-part2data-cpu
 // One loop over the particles, the reference of the other stages. Per particle it reads 12 bytes
 // (x, y, z) and writes 4 (the cell index): the whole job is streaming memory around three float
 // divisions.

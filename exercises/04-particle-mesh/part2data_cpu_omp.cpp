@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_cpu_omp.cpp by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data cpu_omp: OpenMP over the particles.
-//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,cpu_omp
-//   test: meson test -C build particle-mesh-part2data-cpu_omp
+//   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu,cpu_omp
+//   test: meson test -C build-ex particle-mesh-part2data-cpu_omp
 // The same loop shared among the cores with OpenMP. Particles are independent, so one pragma is the
 // whole change; the limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"

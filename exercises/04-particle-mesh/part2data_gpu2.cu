@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_gpu2.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data gpu2: staged through shared memory.
-//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu1,gpu2
-//   test: meson test -C build particle-mesh-part2data-gpu2
+//   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu,gpu1,gpu2
+//   test: meson test -C build-ex particle-mesh-part2data-gpu2
 // The block first copies its particles' 3 * blockDim floats into shared memory, thread t loading
 // floats t, t + blockDim, t + 2 blockDim: consecutive threads, consecutive addresses (coalesced).
 // After a barrier each thread reads its x, y, z from shared memory: floats 3t, 3t + 1, 3t + 2, a

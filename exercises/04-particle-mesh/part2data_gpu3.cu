@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/04-particle-mesh/part2data_gpu3.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data gpu3: four particles per thread, float4 loads.
-//   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu2,gpu3
-//   test: meson test -C build particle-mesh-part2data-gpu3
+//   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu,gpu2,gpu3
+//   test: meson test -C build-ex particle-mesh-part2data-gpu3
 // What one writes today. Each thread takes four particles: their 12
 // floats are 48 bytes, three aligned float4 loads, and their four cells one int4 store. No
 // shared memory and no barrier, and a quarter as many load instructions as gpu1. The array

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/make_exercises.py keeps a student's work: in a copy of the repository's solutions/,
 exercises/ and record, an edited exercise passes the staleness check, is not overwritten
-without --force, and a solution changed without regenerating fails the check."""
+without --force, and a solution changed without regenerating fails the check; the skeletons'
+headers point at the exercises build."""
 import pathlib
 import shutil
 import subprocess
@@ -35,6 +36,11 @@ with tempfile.TemporaryDirectory() as scratch:
     expect("regenerating refuses to overwrite the edited exercise, and says so",
            run.returncode == 1 and EXERCISE in run.stderr and exercise.read_text().endswith("// the student's work\n"))
     expect("--force overwrites it with the skeleton", make("--force").returncode == 0 and exercise.read_text() == skeleton)
+
+    headers = [line for path in sorted((root / "exercises").rglob("*.c*")) for line in path.read_text().splitlines()
+               if line.startswith(("//   run:", "//   test:"))]
+    expect("every skeleton's run: and test: lines name the exercises build (build-ex), not the solutions'",
+           headers and all("build-ex" in line and " build/" not in line and "-C build " not in line for line in headers))
 
     solution = root / "solutions" / "01-heat" / "v0_cpu.cpp"
     solution.write_text(solution.read_text() + "// a maintainer's change\n")
