@@ -64,6 +64,8 @@ def ninja(build: pathlib.Path, box, targets=()):
     done = subprocess.run(cmd, cwd=build, env=env, preexec_fn=limits, capture_output=True, text=True)
     if done.returncode == 0:
         return True, []
+    if "FAILED: " not in done.stdout:  # ninja itself could not run: no step to blame on a stage file
+        sys.exit(f"grade.py: ninja could not build {build}:\n{(done.stdout + done.stderr)[-2000:]}")
     failures = []
     for block in re.split(r"^FAILED: ", done.stdout, flags=re.M)[1:]:
         block = re.split(r"^(?:\[\d+/\d+\] |ninja: )", block, flags=re.M)[0]

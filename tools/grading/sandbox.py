@@ -73,8 +73,10 @@ class Sandbox:
         for place in PRIVATE:
             if os.path.isdir(place):
                 args += ["--tmpfs", place]
-        # the Python that runs Meson and the tools, where it lives in a home (pyenv, conda): read-only
-        args += ["--ro-bind", sys.base_prefix, sys.base_prefix]
+        # the Python that runs Meson and the tools and its virtual environment, where they live in
+        # a hidden place (a home, pyenv, conda; a .venv linked from elsewhere): read-only
+        for prefix in dict.fromkeys(os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)):
+            args += ["--ro-bind", prefix, prefix]
         args += ["--ro-bind", str(ROOT), str(ROOT), "--bind" if compiling else "--ro-bind", str(self.build), str(self.build)]
         for private in (ROOT / "solutions", ROOT / ".git"):  # no #include "../../solutions/...", no history
             if private.is_dir():
