@@ -17,9 +17,9 @@ under a time limit. A file that does not compile or link is replaced by its skel
 the chapter's other stages are still graded. The verdict on a stage's tests is not the
 submission's to give: its test program sends the stage's outputs, on inputs drawn from a seed
 chosen as the grader starts, to the same test built from the solutions, which checks them in a
-process of its own (tools/grading/run_tests.py). Everything that compiles or runs a submission's code
-runs in a bubblewrap sandbox (tools/grading/sandbox.py): no network, no other submission in
-view, the checkout read-only, a memory limit, its processes killed when it ends.
+process of its own (tools/grading/run_tests.py). Everything that compiles or runs a
+submission's code runs in a bubblewrap sandbox (tools/grading/sandbox.py): no network, no other
+submission in view, the checkout read-only, a memory limit, its processes killed when it ends.
 
 The report (OUT, default grading-report/) has one row per submission and stage, status pass,
 fail, skip, does-not-compile, timeout, crash, gaming or missing, with the first failure
@@ -111,7 +111,8 @@ def parse(argv):
             usage_error(f"{option} is empty (an unset variable?)")
     args.build = pathlib.Path(args.build).resolve()
     args.out = pathlib.Path(args.out)
-    for option, folder in (("--out", args.out), ("--build", args.build)):  # before minutes of grading, not after
+    # before minutes of grading, not after; the sandbox binds the build folder before Meson fills it
+    for option, folder in (("--out", args.out), ("--build", args.build)):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             assert os.access(folder, os.W_OK)
@@ -268,7 +269,6 @@ def main(argv):
         usage_error(str(e))
     with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
         scratch = pathlib.Path(scratch)
-        args.build.mkdir(parents=True, exist_ok=True)  # the sandbox binds it, before Meson fills it
         box = sandbox.Sandbox([scratch, args.out, *paths], args.build, args.memory_limit)
         if not box.active and args.require_sandbox:
             usage_error(f"--require-sandbox: {box.why_not}")
