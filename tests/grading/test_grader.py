@@ -73,6 +73,19 @@ def lingering() -> list:
     return found
 
 
+def refuses_before_grading() -> list:
+    """Arguments that must stop grade.py at once, with one line and exit 2: an empty path (an
+    unset variable would grade the checkout), an empty or unwritable --out or --build."""
+    problems = []
+    for args in ([""], ["solutions", "--out", ""], ["solutions", "--out", "/proc/no-report"],
+                 ["solutions", "--build", "/proc/no-build"], ["solutions", "--memory-limit", "0"]):
+        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args], capture_output=True,
+                              text=True, timeout=60)
+        if done.returncode != 2 or len(done.stderr.strip().splitlines()) != 1:
+            problems.append(f"grade.py {args}: exit {done.returncode}, stderr {done.stderr[-300:]!r} (expected exit 2, one line)")
+    return problems
+
+
 def main(build: pathlib.Path, keep=None) -> int:
     """The whole folder, then the out-of-bounds submission again with --sanitize and --perf (slow
     under the sanitizer: only this one)."""
@@ -91,7 +104,7 @@ def main(build: pathlib.Path, keep=None) -> int:
         second = grade(build, sanitized, scratch / "report-sanitized", "--sanitize", "--perf")
         for report in ("report", "report-sanitized") if keep else ():
             shutil.copytree(scratch / report, pathlib.Path(keep) / report, dirs_exist_ok=True)
-        problems = escapes(before, checksums(*guarded), build, server)
+        problems = escapes(before, checksums(*guarded), build, server) + refuses_before_grading()
     if not first or not second:
         return 1
     problems += check(*first, make_submissions.every_submission(targets), expect_out_of_bounds=False)
