@@ -75,14 +75,25 @@ def lingering() -> list:
 
 def refuses_before_grading() -> list:
     """Arguments that must stop grade.py at once, with one line and exit 2: an empty path (an
-    unset variable would grade the checkout), an empty or unwritable --out or --build."""
+    unset variable would grade the checkout), an empty or unwritable --out or --build, and
+    --require-sandbox where there is no bubblewrap."""
     problems = []
-    for args in ([""], ["solutions", "--out", ""], ["solutions", "--out", "/proc/no-report"],
-                 ["solutions", "--build", "/proc/no-build"], ["solutions", "--memory-limit", "0"]):
-        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args], capture_output=True,
-                              text=True, timeout=60)
-        if done.returncode != 2 or len(done.stderr.strip().splitlines()) != 1:
-            problems.append(f"grade.py {args}: exit {done.returncode}, stderr {done.stderr[-300:]!r} (expected exit 2, one line)")
+    with tempfile.TemporaryDirectory(prefix="refused-") as scratch:
+        places = ["--out", f"{scratch}/report", "--build", f"{scratch}/build"]
+        solutions = str(ROOT / "solutions")
+        for args in ([""], [solutions, "--out", ""], [solutions, "--out", "/proc/no-report"],
+                     [solutions, "--build", "/proc/no-build"], [solutions, "--memory-limit", "0", *places]):
+            done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args], capture_output=True,
+                                  text=True, timeout=60, cwd=scratch)
+            if done.returncode != 2 or len(done.stderr.strip().splitlines()) != 1:
+                problems.append(f"grade.py {args}: exit {done.returncode}, stderr {done.stderr[-300:]!r} "
+                                "(expected exit 2, one line)")
+        # no bubblewrap on PATH: --require-sandbox stops before anything is built
+        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), solutions, "--require-sandbox",
+                               *places], capture_output=True, text=True, timeout=60, cwd=scratch,
+                              env=dict(os.environ, PATH=str(pathlib.Path(sys.executable).parent)))
+        if done.returncode != 2 or "--require-sandbox: bubblewrap (bwrap) is not installed" not in done.stderr:
+            problems.append(f"grade.py --require-sandbox without bwrap: exit {done.returncode}, {done.stderr[-300:]!r}")
     return problems
 
 
