@@ -27,15 +27,24 @@ std::string shortest(double value) {
 }
 
 // The environment variable `name` as a number in [min, max], or `fallback` when it is not set.
+// Set but empty (`MFLOPS_MIN_T= matmult_f ...`) is a mistake, not a default.
 double env_number(const char* name, double fallback, double min, double max = INFINITY) {
   const char* text = std::getenv(name);
-  if (!text || !*text) return fallback;
+  if (!text) return fallback;
+  if (!*text) throw tut::UsageError(std::string(name) + " is set but empty (unset it for its default)");
   char* end = nullptr;
   const double value = std::strtod(text, &end);
   if (*end != '\0' || !(value >= min && value <= max))
     throw tut::UsageError(std::string(name) + " must be a number from " + shortest(min) + " to " +
                           (std::isinf(max) ? std::string("infinity") : shortest(max)) + ", got '" + text + "'");
   return value;
+}
+
+// A 0-or-1 environment variable, as the course's driver documents them.
+bool env_switch(const char* name, bool fallback) {
+  const double value = env_number(name, fallback ? 1 : 0, 0, 1);
+  if (value != 0 && value != 1) throw tut::UsageError(std::string(name) + " must be 0 or 1, got '" + std::getenv(name) + "'");
+  return value == 1;
 }
 
 constexpr double kMaxSeconds = 3600;  // MFLOPS_MIN_T beyond an hour is a typo, not a measurement
@@ -78,8 +87,8 @@ int driver_main(int argc, char** argv) {
   const int n = int(tut::parse_integer("n", argv[3], 1, 1 << 20));
   const int k = int(tut::parse_integer("k", argv[4], 1, 1 << 20));
   if (argc == 6) tut::parse_integer("bs", argv[5], 1, 1 << 20);  // accepted for the course's blk, unused here
-  const bool compare = env_number("MATMULT_COMPARE", 1, 0) != 0;
-  const bool results = env_number("MATMULT_RESULTS", 0, 0) != 0;
+  const bool compare = env_switch("MATMULT_COMPARE", true);
+  const bool results = env_switch("MATMULT_RESULTS", false);
   const double min_seconds = env_number("MFLOPS_MIN_T", 3.0, 0, kMaxSeconds);
   const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
   if (!stage || stage->on_device()) tut::require_device();

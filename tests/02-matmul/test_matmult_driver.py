@@ -86,7 +86,9 @@ else:
     for args, env in ((["gpu9", "4", "4", "4"], {}), (["nat", "-1", "4", "4"], {}), (["nat", "4", "x", "4"], {}),
                       (["nat", "4", "4"], {}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "-1"}),
                       (["nat", "4", "4", "4"], {"MFLOPS_MAX_IT": "abc"}),
-                      (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "inf"}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "1e9"})):
+                      (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "inf"}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "1e9"}),
+                      (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": ""}), (["nat", "4", "4", "4"], {"MATMULT_RESULTS": "2"}),
+                      (["nat", "4", "4", "4"], {"MATMULT_COMPARE": "0.5"})):
         r = run(args, **env)
         lines = r.stderr.strip().splitlines()
         if r.returncode != 2 or len(lines) != 1:
