@@ -32,8 +32,13 @@ void parse_size(const std::string& text, Options& o) {
   if (x == std::string::npos) {
     o.nx = o.ny = int(tut::parse_integer("--size", text, 4, kMaxSide));
   } else {
-    o.nx = int(tut::parse_integer("--size", text.substr(0, x), 4, kMaxSide));
-    o.ny = int(tut::parse_integer("--size", text.substr(x + 1), 4, kMaxSide));
+    try {
+      o.nx = int(tut::parse_integer("--size", text.substr(0, x), 4, kMaxSide));
+      o.ny = int(tut::parse_integer("--size", text.substr(x + 1), 4, kMaxSide));
+    } catch (const tut::UsageError&) {  // quote the whole value, not the half that was wrong
+      throw tut::UsageError("--size must be N or NXxNY, each from 4 to " + std::to_string(kMaxSide) + ", got '" +
+                            text + "'");
+    }
   }
 }
 

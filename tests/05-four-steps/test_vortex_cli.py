@@ -24,6 +24,8 @@ for args in bad:
     lines = r.stderr.strip().splitlines()
     if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("vortex: error: "):
         failures.append(f"vortex {args}: exit {r.returncode}, stderr {r.stderr!r}")
+    elif args[0] == "--size" and f"'{args[1]}'" not in lines[0]:  # the value as given, not half of it
+        failures.append(f"vortex {args}: the message does not quote {args[1]!r}: {lines[0]}")
 if run("--help").returncode != 0:
     failures.append("vortex --help failed")
 
