@@ -93,6 +93,9 @@ int driver_main(int argc, char** argv) {
   const double max_iterations = env_number("MFLOPS_MAX_IT", INFINITY, 1);
   if (!stage || stage->on_device()) tut::require_device();
 
+  const size_t doubles = size_t(m) * k + size_t(k) * n + size_t(m) * n * (compare ? 2 : 1);  // A, B, C, OpenBLAS's C
+  tut::require_host_memory(doubles * sizeof(double), "m x n x k = " + std::to_string(m) + " x " + std::to_string(n) +
+                                                         " x " + std::to_string(k) + " (A, B and C on the host)");
   std::vector<double> A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n);
   tut::fill_random(A.data(), A.size(), 1, -1.0, 1.0);
   tut::fill_random(B.data(), B.size(), 2, -1.0, 1.0);

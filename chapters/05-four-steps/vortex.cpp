@@ -46,7 +46,7 @@ Options parse(int argc, const char* const* argv) {
   Options o;
   tut::Cli cli("vortex", "Yee's vortex, 2D compressible Navier-Stokes, periodic, double: the ONERA guideline's\n"
                          "steps on the CPU and the GPU, each checked against ref and timed in cell updates per second.");
-  cli.add_value("size", "N|NXxNY", "cells per side (4 to 46000), or per row and column", "2001",
+  cli.add_value("size", "N|NXxNY", "cells per side (4 to 46000: 46000^2 needs about 270 GB of host memory), or per row and column", "2001",
                 [&](const std::string& t) { parse_size(t, o); });
   cli.add_int("steps", &o.steps, "time steps of a timed run", 1, 100000);
   cli.add_int("ref-steps", &o.ref_steps, "time steps of ref's timed run (0: --steps); ref is slow", 0, 100000);
@@ -92,6 +92,9 @@ int main(int argc, char** argv) {
     Problem p;
     p.mesh = make_mesh(o.nx, o.ny);
     p.gas.mu_ref = o.viscosity;
+    // the start, the perturbed start (and its noise, while it is made), ref's result
+    tut::require_host_memory(4 * kVars * p.mesh.plane() * sizeof(double),
+                             std::to_string(o.nx) + " x " + std::to_string(o.ny) + " cells (four states on the host)");
     const tut::DeviceInfo device = tut::find_device();
     tut::require_device_unless_cpu_stages(o.stages, device);
     if (!device.usable) std::cerr << "vortex: no GPU, so only the CPU stages run: " << device.why_not << "\n";

@@ -88,7 +88,8 @@ else:
                       (["nat", "4", "4", "4"], {"MFLOPS_MAX_IT": "abc"}),
                       (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "inf"}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "1e9"}),
                       (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": ""}), (["nat", "4", "4", "4"], {"MATMULT_RESULTS": "2"}),
-                      (["nat", "4", "4", "4"], {"MATMULT_COMPARE": "0.5"})):
+                      (["nat", "4", "4", "4"], {"MATMULT_COMPARE": "0.5"}),
+                      (["nat", "1000000", "1000000", "10"], {})):  # 15 TiB of matrices: more than the host has
         r = run(args, **env)
         lines = r.stderr.strip().splitlines()
         if r.returncode != 2 or len(lines) != 1:

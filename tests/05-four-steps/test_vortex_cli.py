@@ -28,6 +28,12 @@ for args in bad:
         failures.append(f"vortex {args}: the message does not quote {args[1]!r}: {lines[0]}")
 if run("--help").returncode != 0:
     failures.append("vortex --help failed")
+# The largest size --help allows needs about 270 GB: where that is not available, one line, exit 2.
+available = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemAvailable"))) * 1024
+if available < 4 * 4 * 46000**2 * 8:
+    r = run("--size", "46000")
+    if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or "host memory" not in r.stderr:
+        failures.append(f"vortex --size 46000 without the memory: exit {r.returncode}, stderr {r.stderr!r}")
 
 # Every CPU stage on a mesh that is no multiple of a tile, checked against ref.
 r = run("--size", "70x37", "--steps", "2", "--check-steps", "2", "--stage", "ref,cpu0,cpu1,cpu2,cpu3,cpu4", "--csv")
