@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "graded.h"
 #include "heat.h"
 #include "heat_reference.h"
 #include "heat_run.h"
 #include "stage_param.h"
-#include "graded.h"
 #include "validate.h"
 
 inline std::string describe(const HeatGrid& g) {

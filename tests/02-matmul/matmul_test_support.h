@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "check.h"
+#include "graded.h"
 #include "matmul.h"
 #include "stage_param.h"
-#include "graded.h"
 #include "validate.h"
 
 struct Shape {

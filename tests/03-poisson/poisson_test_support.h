@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graded.h"
 #include "poisson.h"
 #include "stage_param.h"
-#include "graded.h"
 #include "validate.h"
 
 inline void PrintTo(const PoissonStage* s, std::ostream* out) { *out << s->name; }

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graded.h"
 #include "particle_mesh.h"
 #include "stage_param.h"
-#include "graded.h"
 #include "validate.h"
 
 inline void PrintTo(const Part2DataStage* s, std::ostream* out) { *out << s->name; }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "four_steps.h"
-#include "stage_param.h"
 #include "graded.h"
+#include "stage_param.h"
 #include "validate.h"
 #include "vortex_reference.h"
 

@@ -3,8 +3,8 @@
 A stage's own test (a GoogleTest program) is run twice at once, and the verdict is the second
 run's. The first runs the submission's code, in the sandbox, on inputs (and extra sizes) drawn
 from the seed the grader chose when it started (TUT_GRADE_SEED: the same for the solutions'
-runs, whose launch counts the submissions' are held against), and sends each output of the stage down a pipe (TUT_GRADE_RECORD_FD; see
-common/graded.h). The second is the same test built from the solutions (the reference programs,
+runs, whose launch counts the submissions' are held against), and sends each output of the
+stage down a pipe (TUT_GRADE_RECORD_FD; see common/graded.h). The second is the same test built from the solutions (the reference programs,
 copied before any submission was built): it draws the same inputs and runs every check on the
 outputs that arrive through the pipe (TUT_GRADE_JUDGE_FD), in a process that never loads the
 submission's code. The first run's exit code and report only count against it: a run that says
@@ -109,7 +109,7 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         _, judge_timed_out = finish(judge, limit)
         seconds = time.monotonic() - start
         if timed_out:
-            return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
+            return ran_too_long(limit)
         failed, first = failures(scratch / "judge.xml")
         judge_output = (scratch / "judge.out").read_text(errors="replace")
         found = Outcome("pass", "", seconds, tuple(failed), counter.counts() if counter else {})
@@ -134,10 +134,8 @@ def verdict(judged: Outcome, code: int, output: str, claims: str, counted: bool)
     if killed_by_signal(code) and signal_number(code) != signal.SIGPIPE:  # SIGPIPE: the judge stopped reading
         return dataclasses.replace(judged, status="crash", message=crash_message(code, output))
     if judged.status == "fail":
-        if claims:
-            judged.status, judged.message = "gaming", (f"its test process claimed success ({claims}) while the "
-                                                       f"reference run, outside it, found: {judged.message}")
-        return judged
+        return dataclasses.replace(judged, status="gaming", message=f"its test process claimed success ({claims}) "
+                                   f"while the reference run, outside it, found: {judged.message}") if claims else judged
     if code != 0:
         return dataclasses.replace(judged, status="fail", message=last_line(output) or f"its test process exited {code}")
     why = ""
@@ -185,7 +183,7 @@ def run_alone(test: dict, limit: float, build: pathlib.Path, box) -> Outcome:
     seconds = time.monotonic() - start
     code = process.returncode
     if timed_out:
-        return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
+        return ran_too_long(limit)
     if code == 0:
         return Outcome("pass", "", seconds)
     if code == SKIP:
@@ -193,6 +191,10 @@ def run_alone(test: dict, limit: float, build: pathlib.Path, box) -> Outcome:
     if killed_by_signal(code):
         return Outcome("crash", crash_message(code, output), seconds)
     return Outcome("fail", last_line(output) or f"exit {code}", seconds)
+
+
+def ran_too_long(limit: float) -> Outcome:
+    return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
 
 
 def finish(process, limit: float):
