@@ -22,7 +22,11 @@ The shell is the one the README's quick start leaves: its .venv/ active. $SUBMIS
 the Grading section uses, is a folder of two students' work: alice/ (the solutions/ tree, as a
 student who solved everything) and bob.tar.gz (the pristine exercises/, as one who did nothing).
 
-Usage: documented_commands.py REPOSITORY_ROOT [DOCUMENT.md ...]   (default: all of them)
+Then the student's loop as one exercise's header writes it (HEADER_LOOP below), with its
+skeleton, a racy version and its solution.
+
+Usage: documented_commands.py REPOSITORY_ROOT [DOCUMENT.md ...]   (default: all of them, and
+       the header's loop)
 """
 import os
 import pathlib
@@ -86,7 +90,7 @@ def split_comment(text: str):
 
 def scratch_copy(root: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
     """The repository's files (tracked, and untracked but not ignored) in a fresh git repository,
-    with the quick start's .venv/ linked in."""
+    exercises/ as pristine skeletons, with the quick start's .venv/ linked in."""
     listing = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
                              capture_output=True, text=True, check=True).stdout
     copy = into / "course"
@@ -95,6 +99,10 @@ def scratch_copy(root: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
         if source.is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)
+    # the lessons start from the skeletons, whatever this tree's exercises/ holds (a student's
+    # solved work, say): the copy's are generated from solutions/
+    subprocess.run([sys.executable, str(copy / "tools" / "make_exercises.py"), "--force"], check=True,
+                   capture_output=True)
     git = ["git", "-C", str(copy), "-c", "user.name=documented commands", "-c", "user.email=none@localhost"]
     for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "scratch copy"]):
         subprocess.run(git + step, check=True, capture_output=True)
@@ -203,6 +211,42 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
     return failures
 
 
+# The student's loop as an exercise's header gives it: its test: line fails naming the file on
+# the skeleton, fails on a racy OpenMP version (where clang's Archer is installed), and passes,
+# with its run: line, on the solution.
+HEADER_LOOP = "03-poisson/cpu_omp.cpp"
+RACY = ("  for (int r = 1; r <= g.N; ++r)\n    for (int c = 1;", "  int c;  // shared by every thread\n"
+        "  for (int r = 1; r <= g.N; ++r)\n    for (c = 1;")
+
+
+def header_line(text: str, key: str) -> str:
+    return next(line.split(key, 1)[1].strip() for line in text.splitlines() if line.startswith(f"//   {key}"))
+
+
+def run_header_loop(copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
+    restore(copy / "exercises", pristine)
+    exercise, solution = copy / "exercises" / HEADER_LOOP, (copy / "solutions" / HEADER_LOOP).read_text()
+    test, program = header_line(exercise.read_text(), "test:"), header_line(exercise.read_text(), "run:")
+    if not (copy / "build-ex").is_dir():
+        run("meson setup build-ex -Dkernels=exercises", copy, env)
+    racy = solution.replace(*RACY)
+    turns = [("the skeleton", None, test, "fails: \"-> edit exercises/" + HEADER_LOOP + '"'),
+             ("a racy version", racy, test, 'fails: "threads race on a variable they share"'),
+             ("the solution", solution, test, ""), ("the solution", solution, program, "")]
+    failures = 0
+    for what, text, command, comment in turns:
+        if text is not None:
+            exercise.write_text(text)
+        status, output, _ = run(command, copy, env)
+        result, why = verdict(command, comment, status, output)
+        log.append(f"  {result:<8} exercises/{HEADER_LOOP}'s header, {what}: {command}" + (f"  ({why})" if why else ""))
+        if result == "FAILED":
+            failures += 1
+            log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
+    restore(copy / "exercises", pristine)
+    return failures
+
+
 def main(argv) -> int:
     if os.environ.get(GUARD):
         print("skipped: this is a run of the documented commands already")
@@ -229,6 +273,10 @@ def main(argv) -> int:
             failures += run_document(doc, copy, env, pristine, log)
             print("\n".join(log), flush=True)
             log.clear()
+        if not argv[1:]:
+            log.append("an exercise's header")
+            failures += run_header_loop(copy, env, pristine, log)
+            print("\n".join(log), flush=True)
     print(f"{failures} documented command(s) failed" if failures else "every documented command ran as written")
     return 1 if failures else 0
 

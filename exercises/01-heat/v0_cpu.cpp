@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // heat v0: the CPU loop on one core.
 //   run:  build-ex/chapters/01-heat/heat3d --stage v0
-//   test: meson test -C build-ex heat-v0
+//   test: meson test -C build-ex heat-v0 --print-errorlogs
 // The reference every other stage is checked against, and the baseline every speed-up is counted
 // from.
 // What limits it: one core updates one cell after another; each update reads 7 floats and

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // heat v2: the same kernel, launched with blocks of {64,8,1}.
 //   run:  build-ex/chapters/01-heat/heat3d --stage v1,v2
-//   test: meson test -C build-ex heat-v2
+//   test: meson test -C build-ex heat-v2 --print-errorlogs
 // Change from v1: only the block shape. 512 threads a block instead of 32.
 // Why it should help: a multiprocessor can now be filled (4 blocks make its 2048 threads),
 // and the 8 rows of a block share their y-neighbours through L1 instead of fetching them

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // heat v3: v2 with const and __restrict__ on the kernel's parameters.
 //   run:  build-ex/chapters/01-heat/heat3d --stage v2,v3
-//   test: meson test -C build-ex heat-v3
+//   test: meson test -C build-ex heat-v3 heat-v3-idea --print-errorlogs
 // Change from v2: `in` and `out` are declared never to alias, and the scalars const.
 // Why it should help: `const float*` alone promises nothing (another pointer may write the
 // same memory); __restrict__ does, so the compiler may keep loaded values in registers

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // heat v4: each thread updates Z_FACTOR = 4 consecutive cells along z; blocks of {128,4,1}.
 //   run:  build-ex/chapters/01-heat/heat3d --stage v3,v4
-//   test: meson test -C build-ex heat-v4
+//   test: meson test -C build-ex heat-v4 --print-errorlogs
 // Change from v3: a quarter of the threads, each marching up a short column of cells. The
 // cell below, the cell itself and the cell above slide along the column in registers, so
 // the column costs 4 + 2 loads of z-neighbours instead of 4 * 3.

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // heat v5: each thread marches 4 cells of a row (a float4) up z, what it reuses in registers.
 //   run:  build-ex/chapters/01-heat/heat3d --size 512 --stage v4,v5
-//   test: meson test -C build-ex heat-v5
+//   test: meson test -C build-ex heat-v5 heat-v5-idea --print-errorlogs
 // Change from v4: one long march per thread instead of Z_FACTOR cells, and wider threads. A
 // thread owns VEC = 4 neighbouring cells in x (one float4 load and store) in each of its ROWS
 // rows (1 here; the sweep tries 2 and 4), and carries them up z: the planes below and above the

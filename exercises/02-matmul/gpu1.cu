@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu1: one GPU thread.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpu1 128 128 128
-//   test: meson test -C build-ex matmul-gpu1
+//   test: meson test -C build-ex matmul-gpu1 --print-errorlogs
 // One GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the allocation,
 // copies and launch are right before any parallelism is added.
 // What limits it: one thread of thousands; each multiply-add waits for the last.

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu4: 4 elements per thread.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpu4 2048 2048 2048
-//   test: meson test -C build-ex matmul-gpu4
+//   test: meson test -C build-ex matmul-gpu4 --print-errorlogs
 // Each thread computes ROWS elements of one column of C (4 by default), a number fixed at compile
 // time so the partial sums live in registers.
 // Change from gpu3: 2 becomes a template parameter; the benchmark sweeps 2, 4, 8, 16.

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu5: 32x32 shared-memory tiles.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpu5 2048 2048 2048
-//   test: meson test -C build-ex matmul-gpu5
+//   test: meson test -C build-ex matmul-gpu5 matmul-gpu5-idea --print-errorlogs
 // Shared-memory tiles. A block computes a 32x32 tile of C with 32x8 threads, each thread 4 rows of
 // one column as in gpu4. For each step along k, the block first copies a 32x32 tile of A and one of
 // B into shared memory (coalesced, zero-padded past the edges, so any m, n, k works), then every

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu6: register tiles, 8x8 elements of C per thread.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpu6 4096 4096 4096
-//   test: meson test -C build-ex matmul-gpu6
+//   test: meson test -C build-ex matmul-gpu6 --print-errorlogs
 // Change from gpu5: a block of 16x16 threads computes a 128x128 tile of C, each thread an 8x8
 // tile of it held in 64 registers. For each step of 8 along k, the block stages an 128x8 slice
 // of A (transposed) and an 8x128 slice of B in shared memory; each thread then reads 8 values of

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpu7: the FP64 tensor cores, through warp-level mma.sync on doubles.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpu7 4096 4096 4096
-//   test: meson test -C build-ex matmul-gpu7
+//   test: meson test -C build-ex matmul-gpu7 matmul-gpu7-idea --print-errorlogs
 // Change from gpu6: the multiply-adds leave the FP64 units for the tensor cores. Each warp computes
 // a 32x64 tile of C as 2 x 8 products of 16x8 tiles, each product one mma instruction that the 32
 // threads issue together (16x8x16 on Hopper), every thread holding its share of A, B and C in

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul gpulib: cuBLAS dgemm.
 //   run:  build-ex/chapters/02-matmul/matmult_f gpulib 4096 4096 4096
-//   test: meson test -C build-ex matmul-gpulib
+//   test: meson test -C build-ex matmul-gpulib --print-errorlogs
 // CuBLAS DGEMM. cuBLAS is column-major; a row-major matrix read column-major is its transpose, so
 // C^T = B^T A^T is computed by passing B before A, and C comes out row-major. On Hopper, DGEMM runs
 // on the FP64 tensor cores.

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul lib: OpenBLAS dgemm, all cores.
 //   run:  build-ex/chapters/02-matmul/matmult_f lib 2048 2048 2048
-//   test: meson test -C build-ex matmul-lib
+//   test: meson test -C build-ex matmul-lib --print-errorlogs
 // OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
 #include <cblas.h>
 

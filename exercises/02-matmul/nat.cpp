@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // matmul nat: CPU triple loop, 1 core.
 //   run:  build-ex/chapters/02-matmul/matmult_f nat 500 500 500
-//   test: meson test -C build-ex matmul-nat
+//   test: meson test -C build-ex matmul-nat --print-errorlogs
 // The plain triple loop on one CPU core, the "natural" order (i, j, then the sum over l). The
 // correctness baseline of the course.
 // What limits it: the inner loop walks B down a column, one cache line per multiply-add.

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson cpu: Jacobi, 1 core.
 //   run:  build-ex/chapters/03-poisson/jacobi cpu 100 10000
-//   test: meson test -C build-ex poisson-cpu
+//   test: meson test -C build-ex poisson-cpu --print-errorlogs
 // Jacobi on one CPU core, the reference.
 // What limits it: one core, and each update streams u and f from memory: 24 bytes for 6 flops.
 #include "poisson.h"

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson cpu_omp: Jacobi, OpenMP.
 //   run:  build-ex/chapters/03-poisson/jacobi cpu_omp 1024 1000
-//   test: meson test -C build-ex poisson-cpu_omp
+//   test: meson test -C build-ex poisson-cpu_omp poisson-cpu_omp-idea --print-errorlogs
 // The same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"

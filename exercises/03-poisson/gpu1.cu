@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson gpu1: one GPU thread.
 //   run:  build-ex/chapters/03-poisson/jacobi gpu1 64 10
-//   test: meson test -C build-ex poisson-gpu1
+//   test: meson test -C build-ex poisson-gpu1 --print-errorlogs
 // One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report). It proves the
 // allocation, copies and pointer swapping; nothing else.
 #include "check.h"

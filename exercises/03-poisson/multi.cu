@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson multi: rows split over GPUs, peer copies.
 //   run:  build-ex/chapters/03-poisson/jacobi multi 16384 1000 --parts 2
-//   test: meson test -C build-ex poisson-multi
+//   test: meson test -C build-ex poisson-multi --print-errorlogs
 // The grid split by rows across the GPUs (the report's section 2.3). Each GPU updates its rows;
 // after each iteration it sends its first and last new rows to its neighbours' halos with
 // peer-to-peer copies (NVLink where there is one).

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson nccl: rows split over GPUs, NCCL.
 //   run:  build-ex/chapters/03-poisson/jacobi nccl 16384 1000 --parts 2
-//   test: meson test -C build-ex poisson-nccl
+//   test: meson test -C build-ex poisson-nccl --print-errorlogs
 // The same split as multi, with the halo rows exchanged by NCCL send/receive instead of peer
 // copies. The code is the same for GPUs of one machine (here, one process driving every GPU)
 // and, with one process per GPU started by MPI (jacobi_mpi), of several machines.

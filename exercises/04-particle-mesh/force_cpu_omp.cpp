@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // force cpu_omp: OpenMP over the planes i.
 //   run:  build-ex/chapters/04-particle-mesh/force --stage cpu,cpu_omp
-//   test: meson test -C build-ex particle-mesh-force-cpu_omp
+//   test: meson test -C build-ex particle-mesh-force-cpu_omp particle-mesh-force-cpu_omp-idea --print-errorlogs
 // The cpu stage's loop nest with its planes i shared among the cores by one OpenMP pragma. The
 // limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"

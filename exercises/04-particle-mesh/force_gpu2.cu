@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // force gpu2: threads along k, strips along the axis.
 //   run:  build-ex/chapters/04-particle-mesh/force --stage cpu,gpu_k,gpu2 --axis x,y
-//   test: meson test -C build-ex particle-mesh-force-gpu2
+//   test: meson test -C build-ex particle-mesh-force-gpu2 particle-mesh-force-gpu2-idea --print-errorlogs
 // Forcex (and forcey) after loop interchange and strip mining.
 //   - Interchange: the thread index runs along k, the fastest axis, so a warp reads and writes
 //     128 consecutive bytes: every sector fully used (stage gpu_k does only this).

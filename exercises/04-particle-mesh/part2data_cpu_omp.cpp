@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data cpu_omp: OpenMP over the particles.
 //   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu,cpu_omp
-//   test: meson test -C build-ex particle-mesh-part2data-cpu_omp
+//   test: meson test -C build-ex particle-mesh-part2data-cpu_omp particle-mesh-part2data-cpu_omp-idea --print-errorlogs
 // The same loop shared among the cores with OpenMP. Particles are independent, so one pragma is the
 // whole change; the limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"

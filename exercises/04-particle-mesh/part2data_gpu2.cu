@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // part2data gpu2: staged through shared memory.
 //   run:  build-ex/chapters/04-particle-mesh/part2data --stage cpu,gpu1,gpu2
-//   test: meson test -C build-ex particle-mesh-part2data-gpu2
+//   test: meson test -C build-ex particle-mesh-part2data-gpu2 particle-mesh-part2data-gpu2-idea --print-errorlogs
 // The block first copies its particles' 3 * blockDim floats into shared memory, thread t loading
 // floats t, t + blockDim, t + 2 blockDim: consecutive threads, consecutive addresses (coalesced).
 // After a barrier each thread reads its x, y, z from shared memory: floats 3t, 3t + 1, 3t + 2, a

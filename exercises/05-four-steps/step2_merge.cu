@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // Step 2, merge kernels: cpu2, gpu2.
 //   run:  build-ex/chapters/05-four-steps/vortex --stage cpu1,cpu2,gpu1,gpu2
-//   test: meson test -C build-ex four-steps-cpu2 four-steps-gpu2
+//   test: meson test -C build-ex four-steps-cpu2 four-steps-gpu2 --print-errorlogs
 // Passes with the same memory pattern become one: the local viscosity; the fluxes in x, the
 // convective and the viscous flux of a face added in one pass, stored once; the same in y; the
 // integral and the Runge-Kutta update, which read the same cell. Eight passes per Runge-Kutta

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // Step 3, factor computations: cpu3, gpu3.
 //   run:  build-ex/chapters/05-four-steps/vortex --stage cpu2,cpu3,gpu2,gpu3
-//   test: meson test -C build-ex four-steps-cpu3 four-steps-gpu3
+//   test: meson test -C build-ex four-steps-cpu3 four-steps-gpu3 --print-errorlogs
 // Step 2's four passes with the arithmetic rewritten: a division costs many multiplications (on
 // the GPU a double division is a software sequence of a reciprocal and corrections), so every
 // quotient by the same value becomes one inverse and products: 1/rho once per cell, 1/dx and

@@ -2,7 +2,7 @@
 // write the lines each TODO asks for, then build and run this stage's tests.
 // Step 4, align data (GPU) and tile (CPU): cpu4, gpu4.
 //   run:  build-ex/chapters/05-four-steps/vortex --stage cpu3,cpu4,gpu3,gpu4
-//   test: meson test -C build-ex four-steps-cpu4 four-steps-gpu4
+//   test: meson test -C build-ex four-steps-cpu4 four-steps-gpu4 --print-errorlogs
 // GPU: step 3's kernels, on rows padded to a multiple of 32 doubles, so that every row starts
 // on a 256-byte boundary and a warp's 32 cells of a row are two whole 128-byte lines (rows of
 // 2001 doubles start anywhere, and most warps touch a third line).

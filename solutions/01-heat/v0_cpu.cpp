@@ -1,6 +1,6 @@
 // heat v0: the CPU loop on one core.
 //   run:  build/chapters/01-heat/heat3d --stage v0
-//   test: meson test -C build heat-v0
+//   test: meson test -C build heat-v0 --print-errorlogs
 // The reference every other stage is checked against, and the baseline every speed-up is counted
 // from.
 // What limits it: one core updates one cell after another; each update reads 7 floats and

@@ -1,7 +1,7 @@
 // heat v0_omp: v0's loop shared among all cores with OpenMP, the honest CPU baseline a GPU
 // stage should be compared with.
 //   run:  build/chapters/01-heat/heat3d --stage v0,v0_omp
-//   test: meson test -C build heat-v0_omp
+//   test: meson test -C build heat-v0_omp heat-v0_omp-idea --print-errorlogs
 // Change from v0: one pragma; the (k, j) rows are split among the threads, and each row
 // still runs in order, so the inner loop stays vectorisable.
 // What limits it: the CPU's memory bandwidth, tens of GB/s against the GPU's thousands.

@@ -1,6 +1,6 @@
 // heat v1: the first CUDA version, one thread per cell, a 3D grid of blocks of {32,1,1}.
 //   run:  build/chapters/01-heat/heat3d --stage v0,v1
-//   test: meson test -C build heat-v1
+//   test: meson test -C build heat-v1 --print-errorlogs
 // Change from v0: the three loops become the grid; each thread computes the indices of its
 // own cell and, when the cell is interior, updates it exactly as v0 does.
 // Why it helps: hundreds of thousands of cells are in flight at once instead of one.

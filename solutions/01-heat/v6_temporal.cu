@@ -1,6 +1,6 @@
 // heat v6: temporal blocking, DEPTH = 3 steps fused into one march up z.
 //   run:  build/chapters/01-heat/heat3d --size 512 --stage v5,v6
-//   test: meson test -C build heat-v6
+//   test: meson test -C build heat-v6 --print-errorlogs
 // Change from v5: a march no longer stops at one step. Each plane that arrives (level 0) is
 // advanced one step (level 1) as soon as the planes above and below it are there, that one
 // another step (level 2), and so on to level DEPTH, which is written out. Each level keeps its

@@ -1,6 +1,6 @@
 // heat v7: the small problem. v4's launches captured once as a CUDA graph and replayed.
 //   run:  build/chapters/01-heat/heat3d --stage v4,v7,v7_v6
-//   test: meson test -C build heat-v7
+//   test: meson test -C build heat-v7 heat-v7-idea --print-errorlogs
 // Change from v4 (the fastest stage on this problem; v6 comes after it in the lesson): the
 // launches are not issued one by one. The first run on a pair of buffers records
 // kStepsPerGraph steps of v4 into a graph (cudaStreamBeginCapture ... EndCapture) and

@@ -1,6 +1,6 @@
 // matmul gpu1: one GPU thread.
 //   run:  build/chapters/02-matmul/matmult_f gpu1 128 128 128
-//   test: meson test -C build matmul-gpu1
+//   test: meson test -C build matmul-gpu1 --print-errorlogs
 // One GPU thread, <<<1,1>>>, running the CPU loop. Slow on purpose: it proves the allocation,
 // copies and launch are right before any parallelism is added.
 // What limits it: one thread of thousands; each multiply-add waits for the last.

@@ -1,6 +1,6 @@
 // matmul gpu2: one thread per element, 16x16.
 //   run:  build/chapters/02-matmul/matmult_f gpu2 2048 2048 2048
-//   test: meson test -C build matmul-gpu2
+//   test: meson test -C build matmul-gpu2 --print-errorlogs
 // One thread per element of C, in 2D blocks of 16x16.
 // Change from gpu1: the two outer loops become the grid; each thread computes one dot product.
 // Why it helps: m x n threads work at once. A warp's 16 threads along a row of C read 16

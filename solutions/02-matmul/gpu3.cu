@@ -1,6 +1,6 @@
 // matmul gpu3 and gpu3r: 2 elements per thread, below, or right.
 //   run:  build/chapters/02-matmul/matmult_f gpu3r 2048 2048 2048
-//   test: meson test -C build matmul-gpu3r
+//   test: meson test -C build matmul-gpu3 matmul-gpu3r --print-errorlogs
 // Each thread computes 2 elements of C, half as many threads. Two choices of the second element,
 // both here, and the benchmark says which wins:
 //   gpu3  (below): rows i and i+1 of one column. One load of B serves 2 multiply-adds, and a

@@ -1,6 +1,6 @@
 // matmul lib: OpenBLAS dgemm, all cores.
 //   run:  build/chapters/02-matmul/matmult_f lib 2048 2048 2048
-//   test: meson test -C build matmul-lib
+//   test: meson test -C build matmul-lib --print-errorlogs
 // OpenBLAS's DGEMM on all CPU cores, the CPU's best. Row-major is passed as such.
 #include <cblas.h>
 

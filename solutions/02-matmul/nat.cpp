@@ -1,6 +1,6 @@
 // matmul nat: CPU triple loop, 1 core.
 //   run:  build/chapters/02-matmul/matmult_f nat 500 500 500
-//   test: meson test -C build matmul-nat
+//   test: meson test -C build matmul-nat --print-errorlogs
 // The plain triple loop on one CPU core, the "natural" order (i, j, then the sum over l). The
 // correctness baseline of the course.
 // What limits it: the inner loop walks B down a column, one cache line per multiply-add.

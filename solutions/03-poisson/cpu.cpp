@@ -1,6 +1,6 @@
 // poisson cpu: Jacobi, 1 core.
 //   run:  build/chapters/03-poisson/jacobi cpu 100 10000
-//   test: meson test -C build poisson-cpu
+//   test: meson test -C build poisson-cpu --print-errorlogs
 // Jacobi on one CPU core, the reference.
 // What limits it: one core, and each update streams u and f from memory: 24 bytes for 6 flops.
 #include "poisson.h"

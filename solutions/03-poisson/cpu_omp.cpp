@@ -1,6 +1,6 @@
 // poisson cpu_omp: Jacobi, OpenMP.
 //   run:  build/chapters/03-poisson/jacobi cpu_omp 1024 1000
-//   test: meson test -C build poisson-cpu_omp
+//   test: meson test -C build poisson-cpu_omp poisson-cpu_omp-idea --print-errorlogs
 // The same sweep shared among the CPU's cores with OpenMP.
 // What limits it: the CPU's memory bandwidth.
 #include "poisson.h"

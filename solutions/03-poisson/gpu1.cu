@@ -1,6 +1,6 @@
 // poisson gpu1: one GPU thread.
 //   run:  build/chapters/03-poisson/jacobi gpu1 64 10
-//   test: meson test -C build poisson-gpu1
+//   test: meson test -C build poisson-gpu1 --print-errorlogs
 // One GPU thread, <<<1,1>>>, sweeping the whole grid each iteration (as the report). It proves the
 // allocation, copies and pointer swapping; nothing else.
 #include "check.h"

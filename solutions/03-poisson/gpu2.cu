@@ -1,6 +1,6 @@
 // poisson gpu2: one thread per point.
 //   run:  build/chapters/03-poisson/jacobi gpu2 4096 1000
-//   test: meson test -C build poisson-gpu2
+//   test: meson test -C build poisson-gpu2 --print-errorlogs
 // One thread per grid point, blocks of 32x8, the two fields swapped on the host.
 // Change from gpu1: the sweep becomes the grid of threads. Launches go back to back on one
 // stream: nothing waits for the GPU between iterations.

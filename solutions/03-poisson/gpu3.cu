@@ -1,6 +1,6 @@
 // poisson gpu3: CUDA graph of 100 iterations.
 //   run:  build/chapters/03-poisson/jacobi gpu3 512 1000
-//   test: meson test -C build poisson-gpu3
+//   test: meson test -C build poisson-gpu3 poisson-gpu3-idea --print-errorlogs
 // The iteration loop moves to the device side. 100 iterations are captured once in a CUDA graph and
 // the graph is launched instead of 100 kernels; the kernel's pointers are const __restrict__, so u
 // and f are read through the read-only cache path.

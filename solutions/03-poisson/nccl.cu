@@ -1,6 +1,6 @@
 // poisson nccl: rows split over GPUs, NCCL.
 //   run:  build/chapters/03-poisson/jacobi nccl 16384 1000 --parts 2
-//   test: meson test -C build poisson-nccl
+//   test: meson test -C build poisson-nccl --print-errorlogs
 // The same split as multi, with the halo rows exchanged by NCCL send/receive instead of peer
 // copies. The code is the same for GPUs of one machine (here, one process driving every GPU)
 // and, with one process per GPU started by MPI (jacobi_mpi), of several machines.

@@ -1,6 +1,6 @@
 // force cpu: one loop nest, k innermost.
 //   run:  build/chapters/04-particle-mesh/force --stage cpu
-//   test: meson test -C build particle-mesh-force-cpu
+//   test: meson test -C build particle-mesh-force-cpu --print-errorlogs
 // F = (pot[next] - pot[previous]) / (2 dx) along one axis, the loop nest of the slides' forcex with
 // the k loop innermost, so that f and pot stream through memory. Neighbours wrap with & (N - 1): N
 // is a power of two, and in two's complement (0 - 1) & (N - 1) = N - 1, where (0 - 1) % N would be

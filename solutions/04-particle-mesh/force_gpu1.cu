@@ -1,6 +1,6 @@
 // force gpu1: forcex, thread along i (uncoalesced).
 //   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu1 --axis x
-//   test: meson test -C build particle-mesh-force-gpu1
+//   test: meson test -C build particle-mesh-force-gpu1 --print-errorlogs
 // Forcex as the slides first port it: the thread index runs along i, the slowest axis. The 32
 // threads of a warp read 32 values one plane (N^2 floats) apart, and write 32 values as far apart:
 // every access is its own 32-byte sector, of which 4 bytes are used. The neighbouring k, which

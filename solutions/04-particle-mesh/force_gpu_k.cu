@@ -1,6 +1,6 @@
 // force gpu_k: threads along k, one cell each (interchange).
 //   run:  build/chapters/04-particle-mesh/force --stage cpu,gpu_k
-//   test: meson test -C build particle-mesh-force-gpu_k
+//   test: meson test -C build particle-mesh-force-gpu_k --print-errorlogs
 // Loop interchange alone. Threads run along k, the fastest axis, for any axis of the difference,
 // one cell per thread: every load and store of a warp is 128 consecutive bytes (for z, shifted by
 // one float, which the L1 cache absorbs: the shifted sectors are the ones the warp's own row brings

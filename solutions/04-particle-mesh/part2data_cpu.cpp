@@ -1,6 +1,6 @@
 // part2data cpu: one loop, one core.
 //   run:  build/chapters/04-particle-mesh/part2data --stage cpu
-//   test: meson test -C build particle-mesh-part2data-cpu
+//   test: meson test -C build particle-mesh-part2data-cpu --print-errorlogs
 // One loop over the particles, the reference of the other stages. Per particle it reads 12 bytes
 // (x, y, z) and writes 4 (the cell index): the whole job is streaming memory around three float
 // divisions.

@@ -1,6 +1,6 @@
 // part2data cpu_omp: OpenMP over the particles.
 //   run:  build/chapters/04-particle-mesh/part2data --stage cpu,cpu_omp
-//   test: meson test -C build particle-mesh-part2data-cpu_omp
+//   test: meson test -C build particle-mesh-part2data-cpu_omp particle-mesh-part2data-cpu_omp-idea --print-errorlogs
 // The same loop shared among the cores with OpenMP. Particles are independent, so one pragma is the
 // whole change; the limit becomes the CPU's memory bandwidth.
 #include "particle_mesh.h"

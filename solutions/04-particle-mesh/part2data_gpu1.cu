@@ -1,6 +1,6 @@
 // part2data gpu1: thread per particle, strided loads.
 //   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu1
-//   test: meson test -C build particle-mesh-part2data-gpu1
+//   test: meson test -C build particle-mesh-part2data-gpu1 --print-errorlogs
 // One thread per particle, each reading its own x, y and z, as the slides' naive kernel does.
 // Neighbouring threads read floats 12 bytes apart: each of the three loads of a warp touches 384
 // bytes of which it uses 128 (the "unaligned access" of the slides). GPUs of 2007 fetched those as

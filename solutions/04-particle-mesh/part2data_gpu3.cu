@@ -1,6 +1,6 @@
 // part2data gpu3: four particles per thread, float4 loads.
 //   run:  build/chapters/04-particle-mesh/part2data --stage cpu,gpu2,gpu3
-//   test: meson test -C build particle-mesh-part2data-gpu3
+//   test: meson test -C build particle-mesh-part2data-gpu3 particle-mesh-part2data-gpu3-idea --print-errorlogs
 // What one writes today. Each thread takes four particles: their 12
 // floats are 48 bytes, three aligned float4 loads, and their four cells one int4 store. No
 // shared memory and no barrier, and a quarter as many load instructions as gpu1. The array

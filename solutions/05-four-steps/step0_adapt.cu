@@ -1,6 +1,6 @@
 // Step 0, adaptation: the code as it first runs in parallel. ref, cpu0, gpu0.
 //   run:  build/chapters/05-four-steps/vortex --stage ref,cpu0,gpu0
-//   test: meson test -C build four-steps-cpu0 four-steps-gpu0
+//   test: meson test -C build four-steps-ref four-steps-cpu0 four-steps-gpu0 --print-errorlogs
 // Each Runge-Kutta stage is eight operations, each a pass over the mesh, as the ONERA code lists
 // them: convective fluxes in x, in y, their integral; local viscosity; viscous fluxes in x, in
 // y, their integral; the Runge-Kutta update. A pass is a function of one cell (or face) called

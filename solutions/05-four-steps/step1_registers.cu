@@ -1,6 +1,6 @@
 // Step 1, reduce remote accesses: cpu1, gpu1.
 //   run:  build/chapters/05-four-steps/vortex --stage cpu0,cpu1,gpu0,gpu1
-//   test: meson test -C build four-steps-cpu1 four-steps-gpu1
+//   test: meson test -C build four-steps-cpu1 four-steps-gpu1 four-steps-gpu1-idea --print-errorlogs
 // Step 0's eight passes, with what a pass reuses held in registers: the integrals add the four
 // faces into a local value and store the residual once (step 0 wrote it to memory after every
 // face), the update reads dt once (step 0 read it again after every store, since the store

@@ -3,7 +3,7 @@
 record, with exercises/ generated there (so that a student's solved exercises/ does not matter
 here), an edited exercise passes the staleness check, is not overwritten
 without --force, and a solution changed without regenerating fails the check; the skeletons'
-headers point at the exercises build."""
+headers point at the exercises build and name every test of their stages, idea checks too."""
 import pathlib
 import shutil
 import subprocess
@@ -12,7 +12,19 @@ import tempfile
 
 from expectations import ROOT, expect, finish
 
+sys.path.insert(0, str(ROOT / "tools"))
+from grading import stages  # noqa: E402
+
 EXERCISE = "exercises/01-heat/v0_cpu.cpp"
+
+
+def stage_tests() -> dict:
+    """'NN-chapter/file' -> the Meson tests of the stages it holds, each with its idea check."""
+    named = {}
+    for s in stages.read_stages():
+        named.setdefault(s.path, []).extend([s.test] + ([s.test + "-idea"] if s.has_idea else []))
+    return named
+
 with tempfile.TemporaryDirectory() as scratch:
     root = pathlib.Path(scratch)
     shutil.copytree(ROOT / "solutions", root / "solutions")
@@ -42,6 +54,13 @@ with tempfile.TemporaryDirectory() as scratch:
                if line.startswith(("//   run:", "//   test:"))]
     expect("every skeleton's run: and test: lines name the exercises build (build-ex), not the solutions'",
            headers and all("build-ex" in line and " build/" not in line and "-C build " not in line for line in headers))
+
+    # The test: line is the student's whole check of a stage: the tests of every stage in the
+    # file, and the idea check of each that has one (a racy OpenMP stage passes its numbers).
+    for path, named in stage_tests().items():
+        lines = [line for line in (root / "exercises" / path).read_text().splitlines() if line.startswith("//   test:")]
+        expect(f"exercises/{path}'s test: line runs {' '.join(named)}",
+               [[w for w in line.split("-C build-ex ")[-1].split() if not w.startswith("--")] for line in lines] == [named])
 
     solution = root / "solutions" / "01-heat" / "v0_cpu.cpp"
     solution.write_text(solution.read_text() + "// a maintainer's change\n")
