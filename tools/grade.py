@@ -200,7 +200,9 @@ class Grader:
             if s.path not in sub.files:
                 row.update(status="missing", message=f"{s.path} is not in the submission")
             elif s.path in replaced:
-                row.update(status="does-not-compile", message=replaced[s.path])
+                borrowed = gaming.borrowed_at_link(self.args.build, s.path, replaced[s.path],
+                                                   [f for f in self.files if f.startswith(s.folder + "/")], self.allowed)
+                row.update(status="gaming" if borrowed else "does-not-compile", message=borrowed or replaced[s.path])
             else:
                 row.update(self.run_stage(s, sub.files[s.path], calls.get(s.path, "")))
             row["seconds"] = f"{time.monotonic() - start:.1f}"

@@ -166,7 +166,7 @@ def check(rows, markdown, junit, submissions, expect_out_of_bounds):
             if r["status"] not in allowed or (r["status"] != "skip" and piece not in r["message"]):
                 problems.append(f"{name} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
                                 + (f" with {piece!r}" if piece else ""))
-    late = [r for r in rows if r["submission"] == make_submissions.UNREADABLE + ".rar"]
+    late = [r for r in rows if r["submission"] == make_submissions.UNREADABLE]  # named without .rar
     if not expect_out_of_bounds and (not late or any(r["status"] != "missing" or "could not read" not in r["message"]
                                                      for r in late)):
         problems.append(f"{make_submissions.UNREADABLE}.rar: not reported as unreadable, one row per stage: {late}")

@@ -1,6 +1,8 @@
 """Checks against a stage that passes its tests without doing its work:
 - calls: its object file calls cuBLAS, OpenBLAS (or BLAS, LAPACK) or a function of another
-  stage's file, unless the stage is allowed to (tools/grading/targets.csv);
+  stage's file, unless the stage is allowed to (tools/grading/targets.csv); where only the
+  stage's own file is linked (an OpenMP stage's race check), such a call is a link error that
+  names the other stage's symbol, and is gaming too, not a file that does not compile;
 - host: a GPU stage whose test launched under a twentieth of the GPU threads that the solution's
   launched on the same test, or copied more to the host than twice the solution's and 64 KiB:
   it computes on the host;
@@ -60,6 +62,22 @@ def foreign_calls(build: pathlib.Path, chapter_files: list, allowed: dict) -> di
                 why.append(f"calls {demangle(borrowed[0])} of {other}")
         verdicts[f] = "; ".join(why)
     return verdicts
+
+
+def borrowed_at_link(build: pathlib.Path, file: str, why: str, chapter_files: list, allowed: dict) -> str:
+    """Why FILE, replaced because WHY ("... undefined reference to `NAME'"), is gaming: NAME is
+    defined by another stage's file of its chapter ('' if not)."""
+    match = re.search(r"undefined reference to [`'](.+?)'", why)
+    if not match:
+        return ""
+    objs = objects(build)
+    for other in chapter_files:
+        if other == file or other in allowed.get(file, set()) or other not in objs or not objs[other].is_file():
+            continue
+        done = subprocess.run(["nm", "-P", "-C", "--defined-only", str(objs[other])], capture_output=True, text=True)
+        if any(line.startswith(match.group(1) + " ") for line in done.stdout.splitlines()):  # NAME TYPE ...
+            return f"calls {match.group(1)} of {other} (its own file does not link without it)"
+    return ""
 
 
 def computes_on_host(counts: dict, reference: dict) -> str:

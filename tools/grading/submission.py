@@ -4,6 +4,7 @@ it; everything else it holds is listed as ignored, and the ignored files that di
 instructor's checkout as edited (the tests, common/ and the build files among them flagged)."""
 import dataclasses
 import pathlib
+import re
 import tarfile
 import zipfile
 
@@ -60,10 +61,12 @@ def unreadable(path: pathlib.Path) -> str:
 
 
 def name_of(path: pathlib.Path) -> str:
+    """The student's name: a folder's, or a file's without its archive suffix (an archive this
+    grader cannot read too, such as .rar or .tar.xz: it is reported as missing, under that name)."""
     for suffix in ARCHIVES:
         if path.name.endswith(suffix):
             return path.name[: -len(suffix)]
-    return path.name
+    return re.sub(r"(\.tar)?\.[A-Za-z0-9]+$", "", path.name) if path.is_file() else path.name
 
 
 def unpack(archive: pathlib.Path, into: pathlib.Path) -> pathlib.Path:

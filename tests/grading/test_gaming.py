@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""tools/grading/gaming.py's link check on a made-up grading build: a stage file whose own
+build (an OpenMP stage's race check links its file alone) fails on a symbol that another stage's
+file of its chapter defines is gaming, named with that file; a symbol no stage defines, a
+message without an undefined reference, and a call the stage is allowed are not."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from grading import gaming  # noqa: E402
+
+CPU = "03-poisson/cpu.cpp"
+OMP = "03-poisson/cpu_omp.cpp"
+SOURCES = {CPU: "struct Code { int (*solve)(int); };\nstatic int solve(int n) { return n; }\n"
+                "extern const Code poisson_cpu;\nconst Code poisson_cpu{solve};\nint helper(int n) { return n; }\n",
+           OMP: "int other(int n) { return n + 1; }\n"}
+
+
+def main() -> int:
+    problems = []
+    with tempfile.TemporaryDirectory() as scratch:
+        build = pathlib.Path(scratch)
+        commands = []
+        for name, text in SOURCES.items():
+            source = build / "submission" / name
+            source.parent.mkdir(parents=True, exist_ok=True)
+            source.write_text(text)
+            obj = f"{name.replace('/', '_')}.o"
+            subprocess.run(["c++", "-c", str(source), "-o", str(build / obj)], check=True)
+            commands.append({"file": str(source), "output": obj})
+        (build / "compile_commands.json").write_text(json.dumps(commands))
+        files = list(SOURCES)
+
+        def check(what, why, allowed, expected):
+            got = gaming.borrowed_at_link(build, OMP, why, files, allowed)
+            print(("ok   " if got == expected else "FAIL ") + f"{what}: {got!r}")
+            if got != expected:
+                problems.append(what)
+
+        check("a variable of another stage", "does not link: 03-poisson/cpu_omp.cpp:23: undefined reference to `poisson_cpu'",
+              {}, f"calls poisson_cpu of {CPU} (its own file does not link without it)")
+        check("a function of another stage", "does not link: cpu_omp.cpp:9: undefined reference to `helper(int)'",
+              {}, f"calls helper(int) of {CPU} (its own file does not link without it)")
+        check("a symbol no stage defines", "does not link: cpu_omp.cpp:9: undefined reference to `nowhere(int)'", {}, "")
+        check("a compile error", "does not compile: cpu_omp.cpp:9: error: expected ';'", {}, "")
+        check("a call the stage may make", "undefined reference to `poisson_cpu'", {OMP: {CPU}}, "")
+    print(f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
