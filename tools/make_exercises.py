@@ -73,7 +73,13 @@ def skeleton(text: str, origin: str) -> str:
 
 
 def skeleton_of(source: pathlib.Path) -> str:
-    return skeleton(source.read_text(), source.resolve().relative_to(ROOT).as_posix())
+    try:  # read first: a missing file is said as such, not as being outside ROOT
+        text = source.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{source}: not a text file (a binary file?)") from None
+    if not source.resolve().is_relative_to(ROOT):
+        raise ValueError(f"{source}: not a file of this repository ({ROOT})")
+    return skeleton(text, source.resolve().relative_to(ROOT).as_posix())
 
 
 def digest(text: str) -> str:
@@ -153,20 +159,50 @@ def write_out(out_dir: pathlib.Path, prefix: str, sources) -> int:
     return 0
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line, exit 2. (tools/plotting.py's Parser does this for the other tools;
+    this script stands alone, as tests/tools/test_make_exercises.py runs a copy of it by itself.)"""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def main(argv) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--pristine", action="store_true")
-    parser.add_argument("--out", metavar="DIR", type=pathlib.Path)
-    parser.add_argument("--prefix", default="")
+    parser.add_argument("--out", metavar="DIR")
+    parser.add_argument("--prefix")
     parser.add_argument("solutions", nargs="*", metavar="SOLUTION")
     args = parser.parse_args(argv)
-    if args.out:
-        return write_out(args.out, args.prefix, args.solutions)
-    if args.check:
-        return check(args.pristine)
-    return write_exercises(args.force)
+    # an option that does not apply is refused, not ignored: without --out, a stray SOLUTION
+    # would regenerate all of exercises/
+    if args.out is not None:
+        if not args.out.strip():  # an unset variable: Path('') is the current folder
+            parser.error("--out is empty")
+        if not args.solutions:
+            parser.error("--out DIR needs the SOLUTION files to write the skeletons of")
+        if args.check or args.force or args.pristine:
+            parser.error("--out takes no --check, --force or --pristine")
+    elif args.solutions:
+        parser.error(f"{args.solutions[0]}: SOLUTION files go with --out DIR only")
+    elif args.prefix is not None:
+        parser.error("--prefix goes with --out DIR only")
+    elif args.pristine and not args.check:
+        parser.error("--pristine goes with --check only")
+    elif args.check and args.force:
+        parser.error("--check takes no --force")
+    try:
+        if args.out is not None:
+            return write_out(pathlib.Path(args.out), args.prefix or "", args.solutions)
+        if args.check:
+            return check(args.pristine)
+        return write_exercises(args.force)
+    except (OSError, ValueError) as e:  # a file it cannot read or write: one line, not a traceback
+        message = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) and e.filename else str(e)
+        print(f"{parser.prog}: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

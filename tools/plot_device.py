@@ -7,9 +7,7 @@ Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
                                                  with the heat stages of HEAT.csv placed on it
   --markdown  print the ceilings, the largest-size bandwidths and selected properties as tables
 """
-import sys
-
-from plotting import load, log_axes, pyplot, save
+from plotting import Parser, load, log_axes, pyplot, run, save
 
 
 def plot_bandwidth(rows, out):
@@ -77,12 +75,14 @@ def markdown(prefix):
 
 
 def main(argv):
-    if not argv or "--help" in argv:
-        print(__doc__)
-        return 0 if "--help" in argv else 2
-    prefix = argv[0]
-    heat = load(argv[argv.index("--heat") + 1]) if "--heat" in argv else None
-    if "--markdown" in argv:
+    parser = Parser(__doc__)
+    parser.add_argument("prefix", metavar="PREFIX")
+    parser.add_argument("--heat", metavar="HEAT.csv")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args(argv)
+    prefix = args.prefix
+    heat = load(args.heat) if args.heat else None
+    if args.markdown:
         markdown(prefix)
         return 0
     plot_bandwidth(load(prefix + "_bandwidth.csv"), prefix + "_bandwidth.png")
@@ -91,4 +91,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

@@ -8,9 +8,8 @@ Usage: plot_four_steps.py PREFIX [--markdown]
   --markdown                 print the lesson's tables instead of plotting
 """
 import os
-import sys
 
-from plotting import busiest, load, pyplot, save
+from plotting import Parser, busiest, load, pyplot, read_lines, run, save
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
     "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
@@ -105,7 +104,7 @@ def ncu_profiles_by_kernel(path):
     """{(stage, kernel #n name): (labels, metrics)}: every kernel of a stage's profiled step."""
     import csv
     profiles, stage, header = {}, None, None
-    for line in open(path):
+    for line in read_lines(path):
         if line.startswith("# stage "):
             stage = line.split()[2].rstrip(",")
         elif line.startswith('"ID"'):
@@ -118,10 +117,11 @@ def ncu_profiles_by_kernel(path):
 
 
 def main(argv):
-    if not argv or argv[0].startswith("-"):
-        print(__doc__)
-        return 2
-    prefix, markdown = argv[0], "--markdown" in argv[1:]
+    parser = Parser(__doc__)
+    parser.add_argument("prefix", metavar="PREFIX")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args(argv)
+    prefix, markdown = args.prefix, args.markdown
     rows = load(prefix + "_four_steps.csv")
     if markdown:
         results_table(rows)
@@ -134,4 +134,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

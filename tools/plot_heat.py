@@ -12,9 +12,7 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
   --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
               stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
-import sys
-
-from plotting import busiest, load, ncu_profiles, pyplot, save
+from plotting import Parser, busiest, load, ncu_profiles, pyplot, run, save
 
 
 def number(text, digits):
@@ -136,27 +134,33 @@ def plot(files, out):
 
 
 def main(argv):
-    paths = [a for a in argv if a.endswith(".csv")]
-    if not paths or "--help" in argv:
-        print(__doc__)
-        return 0 if "--help" in argv else 2
-    if "--ncu" in argv:
-        ncu_table(argv[argv.index("--ncu") + 1], [p for p in paths if p != argv[argv.index("--ncu") + 1]][0])
+    parser = Parser(__doc__)
+    parser.add_argument("paths", nargs="*", metavar="RESULT.csv")
+    parser.add_argument("--png", metavar="OUT.png")
+    parser.add_argument("--ncu", metavar="NCU.csv")
+    for flag in ("--markdown", "--sweep", "--variants"):
+        parser.add_argument(flag, action="store_true")
+    args = parser.parse_intermixed_args(argv)  # the lessons put the options before and after the CSVs
+    paths = args.paths
+    if not paths:
+        parser.error("--ncu NCU.csv needs the tour's TOUR_512.csv too" if args.ncu else "no RESULT.csv given")
+    if args.ncu:
+        ncu_table(args.ncu, paths[0])
         return 0
     files = [(p, load(p)) for p in paths]
-    if "--variants" in argv:
+    if args.variants:
         for path, rows in files:
             variants(rows)
-    if "--markdown" in argv:
+    if args.markdown:
         for path, rows in files:
             markdown(path, rows)
-    if "--sweep" in argv:
+    if args.sweep:
         for path, rows in files:
             sweep(rows)
-    if "--png" in argv:
-        plot(files, argv[argv.index("--png") + 1])
+    if args.png:
+        plot(files, args.png)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

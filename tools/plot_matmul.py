@@ -10,9 +10,7 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
               4096 and 8192 against the peaks and cuBLAS, the sweeps of gpu4 and gpu7
   --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
 """
-import sys
-
-from plotting import busiest, load, log_axes, ncu_profiles, pyplot, save
+from plotting import Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
 
 PLOTTED = ("lib", "gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib")
 
@@ -141,23 +139,26 @@ def ncu_table(path):
 
 
 def main(argv):
-    paths = [a for a in argv if a.endswith(".csv")]
-    if not 1 <= len(paths) <= 2 or "--help" in argv:
-        print(__doc__)
-        return 0 if "--help" in argv else 2
-    if "--ncu" in argv:
-        ncu_table(argv[argv.index("--ncu") + 1])
-        paths = [p for p in paths if p != argv[argv.index("--ncu") + 1]]
-        if not paths:
+    parser = Parser(__doc__)
+    parser.add_argument("result", nargs="?", metavar="RESULT.csv")
+    parser.add_argument("--png", metavar="OUT.png")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--ncu", metavar="PROFILE.csv")
+    args = parser.parse_args(argv)
+    if not args.result and not args.ncu:
+        parser.error("give RESULT.csv, --ncu PROFILE.csv, or both")
+    if args.ncu:
+        ncu_table(args.ncu)
+        if not args.result:
             return 0
-    rows = load(paths[0])
-    if "--markdown" in argv:
+    rows = load(args.result)
+    if args.markdown:
         markdown(rows)
         progression(rows)
-    if "--png" in argv:
-        plot(rows, argv[argv.index("--png") + 1])
+    if args.png:
+        plot(rows, args.png)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

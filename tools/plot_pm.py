@@ -9,9 +9,8 @@ Usage: plot_pm.py PREFIX [--markdown]
 """
 import csv
 import io
-import sys
 
-from plotting import copy_gbps, load, pyplot, save
+from plotting import InputError, Parser, copy_gbps, load, pyplot, read_lines, run, save
 
 
 def plot_part2data(rows, out):
@@ -67,7 +66,9 @@ def plot_transfers(rows, out):
 
 def ncu_rows(path):
     """Nsight Compute's CSV (after the program's own output): one dict per (kernel launch)."""
-    text = open(path).read()
+    text = "\n".join(read_lines(path)) + "\n"
+    if '"ID"' not in text:
+        raise InputError(f"{path}: no Nsight Compute CSV in it (no \"ID\" column)")
     rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
     kernels = {}
     for r in rows:
@@ -117,20 +118,20 @@ def markdown(prefix):
                   f"{k['dram__bytes_write.sum'] / 1e6:.0f} |")
 
 
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
-        print(__doc__)
-        return
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    prefix = sys.argv[1]
-    if "--markdown" in sys.argv:
+def main(argv):
+    parser = Parser(__doc__)
+    parser.add_argument("prefix", metavar="PREFIX")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args(argv)
+    prefix = args.prefix
+    if args.markdown:
         markdown(prefix)
-        return
+        return 0
     plot_part2data(load(f"{prefix}_part2data_sizes.csv"), f"{prefix}_part2data.png")
     plot_strips(load(f"{prefix}_strips.csv"), f"{prefix}_strips.png")
     plot_transfers(load(f"{prefix}_transfers.csv"), f"{prefix}_transfers.png")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -8,9 +8,8 @@ Usage: plot_poisson.py PREFIX [--markdown]
   --markdown          print the tables of the lesson instead
 """
 import os
-import sys
 
-from plotting import copy_gbps, load, log_axes, pyplot, save
+from plotting import Parser, copy_gbps, load, log_axes, pyplot, run, save
 
 
 def plot_sizes(rows, out):
@@ -81,11 +80,12 @@ def markdown(prefix):
 
 
 def main(argv):
-    if not argv or "--help" in argv:
-        print(__doc__)
-        return 0 if "--help" in argv else 2
-    prefix = argv[0]
-    if "--markdown" in argv:
+    parser = Parser(__doc__)
+    parser.add_argument("prefix", metavar="PREFIX")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args(argv)
+    prefix = args.prefix
+    if args.markdown:
         markdown(prefix)
         return 0
     plot_sizes(load(prefix + "_sizes.csv"), prefix + "_sizes.png")
@@ -96,4 +96,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

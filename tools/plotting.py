@@ -1,13 +1,71 @@
 """Helpers shared by the chapters' plot scripts: a program's CSV, matplotlib without a display,
-log-log axes, and saving a figure."""
+log-log axes, and saving a figure; and the command line of every Python tool in tools/: usage
+errors and bad input as one line on stderr, exit 2, never a traceback."""
+import argparse
 import csv
+import os
+import sys
+
+
+class InputError(Exception):
+    """Bad input, said in one line by run(): a file that is not what the tool reads."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage error is one line, PROG: error: MESSAGE, exit 2 (argparse's own
+    prints the whole usage first). Given DOC, --help prints DOC, the tool's own usage text."""
+
+    def __init__(self, doc=None, **kwargs):
+        self.doc = doc
+        super().__init__(**kwargs)
+
+    def format_help(self):
+        return self.doc.strip() + "\n" if self.doc else super().format_help()
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def run(main):
+    """sys.exit(main(argv)), with bad input (a missing, unreadable or binary file, a CSV without
+    the columns the tool reads, an output it cannot write) said in one line, TOOL: MESSAGE, exit 2."""
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except InputError as e:
+        message = str(e)
+    except OSError as e:
+        message = f"{e.filename}: {e.strerror}" if e.filename else str(e)
+    except UnicodeDecodeError:
+        message = "an input is not text (a binary file?)"
+    except csv.Error as e:
+        message = f"an input is not a CSV file ({e})"
+    except KeyError as e:
+        message = f"an input has no column (or field) {e}: is it the file this tool reads?"
+    except (IndexError, StopIteration, ValueError, ZeroDivisionError) as e:
+        message = f"an input is not the file this tool reads ({type(e).__name__}: {e})"
+    print(f"{os.path.basename(sys.argv[0])}: " + " ".join(message.split()), file=sys.stderr)
+    sys.exit(2)
+
+
+def read_lines(path):
+    """A text file's lines; a binary file is an InputError that names it."""
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file (a binary file?)") from None
 
 
 def load(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a CSV file (not text: a binary file?)") from None
+    except csv.Error as e:
+        raise InputError(f"{path}: not a CSV file ({e})") from None
     if not rows:
-        raise SystemExit(f"{path}: no rows")
+        raise InputError(f"{path}: no rows")
     return rows
 
 
@@ -45,7 +103,7 @@ def ncu_profiles(path):
     "# stage v6, steps per launch 3" (name "v6", labels {"stage": "v6", "steps per launch": "3"})
     before the CSV lines that ncu printed for that run."""
     profiles, name, header = {}, None, None
-    for line in open(path):
+    for line in read_lines(path):
         if line.startswith("# "):
             labels = dict(part.rsplit(" ", 1) for part in line[2:].strip().split(", "))
             name = next(iter(labels.values()))

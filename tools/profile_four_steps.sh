@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 05-four-steps' Nsight Compute profile: every kernel of one time step (the time step's
 # two kernels and three Runge-Kutta stages) of each GPU stage at 2001^2, run through vortex,
-# written as NAME_four_steps_ncu.csv (the lesson's table: tools/plot_four_steps.py --ncu).
+# written as NAME_four_steps_ncu.csv (the lesson's table: tools/plot_four_steps.py PREFIX --markdown).
 #   usage: tools/profile_four_steps.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_four_steps.sh build /tmp/r h200
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"

@@ -17,6 +17,8 @@ import re
 import sys
 import tempfile
 
+from plotting import InputError, Parser, run
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SLIDES = ROOT / "slides"
 
@@ -71,7 +73,10 @@ def embed_images(markup: str, deck: pathlib.Path, problems: list) -> str:
 
 def render(deck: pathlib.Path, out_dir: pathlib.Path, problems: list) -> None:
     import markdown  # imported here so that --help works without it
-    text = deck.read_text()
+    try:
+        text = deck.read_text()
+    except UnicodeDecodeError:
+        raise InputError(f"{deck}: not a text file (a binary file?)") from None
     parts = [p.strip() for p in re.split(r"^---\s*$", text, flags=re.M) if p.strip()]
     if not parts:
         problems.append(f"{deck.name}: no slides")
@@ -88,9 +93,13 @@ def render(deck: pathlib.Path, out_dir: pathlib.Path, problems: list) -> None:
 
 
 def main(argv: list) -> int:
-    if "--help" in argv or "-h" in argv:
-        print(__doc__)
-        return 0
+    parser = Parser(__doc__)
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--out", metavar="DIR")
+    choice.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    if args.out is not None and not args.out.strip():  # an unset variable: Path('') is the repository's root
+        parser.error("--out is empty")
     try:
         import markdown  # noqa: F401
     except ImportError:
@@ -103,22 +112,22 @@ def main(argv: list) -> int:
         print("render_slides: no decks in slides/", file=sys.stderr)
         return 1
     problems = []
-    if "--check" in argv:
+    if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             for deck in decks:
                 render(deck, pathlib.Path(tmp), problems)
     else:
-        out_dir = pathlib.Path(argv[argv.index("--out") + 1]) if "--out" in argv else SLIDES / "html"
+        out_dir = pathlib.Path(args.out) if args.out else SLIDES / "html"
         out_dir.mkdir(parents=True, exist_ok=True)
         for deck in decks:
             render(deck, out_dir, problems)
             print(f"wrote {out_dir / (deck.stem + '.html')}")
     for problem in problems:
         print("render_slides:", problem, file=sys.stderr)
-    if "--check" in argv and not problems:
+    if args.check and not problems:
         print(f"{len(decks)} deck(s) render: " + ", ".join(d.name for d in decks))
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)

@@ -17,8 +17,9 @@ import json
 import os
 import pathlib
 import re
-import sys
 import xml.etree.ElementTree as ET
+
+from plotting import InputError, Parser, run as run_tool  # "run" names a test run below
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
 
@@ -59,7 +60,11 @@ def gtest_cases(xml_path: pathlib.Path, started: float):
     if not xml_path.exists() or xml_path.stat().st_mtime < started - 1:
         return None
     cases = []
-    for case in ET.parse(xml_path).getroot().iter("testcase"):
+    try:
+        root = ET.parse(xml_path).getroot()
+    except ET.ParseError as e:  # a SyntaxError, which run() would not turn into one line
+        raise InputError(f"{xml_path}: not GoogleTest's XML ({e})") from None
+    for case in root.iter("testcase"):
         name = f"{case.get('classname')}.{case.get('name')}"
         failure, skipped = case.find("failure"), case.find("skipped")
         if failure is not None:
@@ -75,10 +80,14 @@ def collect(build: pathlib.Path):
     """[(test, [(case, result, message), ...], result, message)] in the order Meson ran them."""
     log = build / "meson-logs" / "testlog.json"
     if not log.exists():
-        raise SystemExit(f"test_report: {log} not found: run `meson test -C {build}` first")
+        raise InputError(f"{log} not found: run `meson test -C {build}` first")
     tests = []
-    for line in log.read_text().splitlines():
-        run = json.loads(line)
+    try:
+        runs = [json.loads(line) for line in log.read_text().splitlines()]
+    except ValueError as e:  # UnicodeDecodeError too: a binary file
+        why = "not text" if isinstance(e, UnicodeDecodeError) else e
+        raise InputError(f"{log}: not Meson's test log ({why})") from None
+    for run in runs:
         name = run["name"].rsplit(":", 1)[-1]  # "heat+cpu - project:heat-v0" -> "heat-v0"
         result = meson_result(run["result"])
         cases = gtest_cases(build / f"{name}.xml", run["starttime"])  # where Meson has GoogleTest write it
@@ -149,11 +158,15 @@ def junit(tests) -> str:
 
 
 def main(argv) -> int:
-    if not argv or "--help" in argv:
-        print(__doc__)
-        return 0 if "--help" in argv else 2
-    build = pathlib.Path(argv[0])
-    out = pathlib.Path(argv[argv.index("--out") + 1]) if "--out" in argv else build / "meson-logs"
+    parser = Parser(__doc__)
+    parser.add_argument("build", metavar="BUILD_DIR")
+    parser.add_argument("--out", metavar="DIR")
+    args = parser.parse_args(argv)
+    for option, value in (("BUILD_DIR", args.build), ("--out", args.out)):
+        if value is not None and not value.strip():  # an unset variable: it would mean the current folder
+            parser.error(f"{option} is empty")
+    build = pathlib.Path(args.build)
+    out = pathlib.Path(args.out) if args.out else build / "meson-logs"
     tests = collect(build)
     report = markdown(tests)
     out.mkdir(parents=True, exist_ok=True)
@@ -166,4 +179,4 @@ def main(argv) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_tool(main)

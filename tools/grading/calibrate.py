@@ -13,7 +13,6 @@ usage: calibrate.py REPORT.csv... [--factor FACTOR] [--targets FILE]
 
 Exit 77 (nothing to do) for a report made without a GPU, whose GPU stages were all skipped.
 """
-import argparse
 import csv
 import pathlib
 import sys
@@ -21,6 +20,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from grading import stages  # noqa: E402  (tools/ is not a package on the path by default)
+from plotting import InputError, Parser, run  # noqa: E402  (the tools' one-line usage errors)
 
 
 def measured(rows) -> dict:
@@ -49,8 +49,8 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
 
 
 def main(argv) -> int:
-    parser = argparse.ArgumentParser(usage=__doc__.split("usage: ")[1].splitlines()[0])
-    parser.add_argument("reports", nargs="+", type=pathlib.Path)
+    parser = Parser(usage=__doc__.split("usage: ")[1].splitlines()[0])
+    parser.add_argument("reports", nargs="+", type=pathlib.Path, metavar="REPORT.csv")
     parser.add_argument("--factor", type=float, default=0.9)
     parser.add_argument("--targets", type=pathlib.Path, default=HERE / "targets.csv")
     args = parser.parse_args(argv)
@@ -61,7 +61,14 @@ def main(argv) -> int:
     if not 0 < args.factor <= 1:
         print(f"calibrate.py: --factor must be above 0 and at most 1, got {args.factor}", file=sys.stderr)
         return 2
-    rows = [r for path in args.reports for r in csv.DictReader(open(path))]
+    rows = []
+    for path in args.reports:
+        try:
+            with open(path, newline="") as f:
+                rows += csv.DictReader(f)
+        except (UnicodeDecodeError, csv.Error) as e:  # run() says the rest (a missing file) in one line
+            why = "not text" if isinstance(e, UnicodeDecodeError) else e
+            raise InputError(f"{path}: not a grading report's CSV ({why})") from None
     fractions = measured(rows)
     gpu_rows = [r for r in rows if r.get("side") == "gpu"]
     if not fractions and gpu_rows and all(r["status"] == "skip" for r in gpu_rows):
@@ -72,10 +79,14 @@ def main(argv) -> int:
         print("calibrate.py: the reports have no fraction of a ceiling (graded without --perf, or without a GPU?)",
               file=sys.stderr)
         return 2
-    count = calibrate(args.targets, fractions, args.factor)
+    try:
+        count = calibrate(args.targets, fractions, args.factor)
+    except (UnicodeDecodeError, csv.Error) as e:  # run() says the rest (cannot read or write it) in one line
+        why = "not text" if isinstance(e, UnicodeDecodeError) else e
+        raise InputError(f"{args.targets}: not a targets CSV ({why})") from None
     print(f"{count} targets set to {args.factor} times the solutions' fractions, in {args.targets}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run(main)
