@@ -3,7 +3,8 @@
 // PCIe copies included, steady clock), and device only (the same kernel on data already on
 // the GPU, CUDA events). Each result is checked against OpenBLAS before it is timed. The FP64
 // FMA rate of chapter 00's `peak` is measured in the same run and noted with the results, beside
-// the FP64 tensor cores' theoretical rate.
+// the FP64 tensor cores' theoretical rate. Without a GPU it times the CPU types (nat, lib)
+// host to host, says which types it left out and why, and measures no ceiling.
 //   run: build/chapters/02-matmul/matmul_bench [--min-n 16] [--max-n 8192] [--types all] [--csv]
 #include <cblas.h>
 
@@ -34,12 +35,13 @@ struct Timed {
   const char* name;
   MatmulHostCall host;  // the course function, timed host to host (nullptr for a variant)
   MatmulLaunch device;  // timed device only (nullptr for a CPU type)
+  bool on_gpu;          // needs a GPU (every type but the CPU ones)
 };
 
 std::vector<Timed> timed_types() {
   std::vector<Timed> timed;
-  for (const MatmulStage* s : matmul_stages()) timed.push_back({s->name, s->code.host, s->code.device});
-  for (const MatmulVariant* v : matmul_variants()) timed.push_back({v->name, nullptr, v->launch});
+  for (const MatmulStage* s : matmul_stages()) timed.push_back({s->name, s->code.host, s->code.device, s->on_device()});
+  for (const MatmulVariant* v : matmul_variants()) timed.push_back({v->name, nullptr, v->launch, true});
   return timed;
 }
 
@@ -81,8 +83,21 @@ int bench_main(int argc, const char* const* argv) {
   cli.add_int("gpu1-max", &gpu1_max, "largest size for gpu1 (one GPU thread)", 1, 16384);
   cli.add_format(&format);
   cli.parse(argc, argv);
-  const std::vector<Timed> types = select_types(type_list, timed_types());
-  const tut::DeviceInfo device = tut::require_device();
+  const std::vector<Timed> asked = select_types(type_list, timed_types());
+  // Without a GPU the CPU types still run; the GPU types (and the FP64 ceiling) are left out.
+  const tut::DeviceInfo device = tut::find_device();
+  std::vector<Timed> types;
+  std::string skipped;
+  for (const Timed& t : asked) {
+    if (t.on_gpu && !device.usable)
+      skipped += (skipped.empty() ? "" : ", ") + std::string(t.name);
+    else
+      types.push_back(t);
+  }
+  if (types.empty()) throw tut::NoDeviceError("the types asked for run on a GPU: " + device.why_not);
+  if (!device.usable)
+    std::cerr << "matmul_bench: no GPU, so only the CPU types run" << (skipped.empty() ? "" : " (not run: " + skipped + ")")
+              << " and no FP64 ceiling is measured: " << device.why_not << "\n";
 
   std::vector<Shape> shapes;
   for (int s = min_n; s <= max_n; s *= 2) shapes.push_back({s, s, s});
@@ -93,32 +108,47 @@ int bench_main(int argc, const char* const* argv) {
                     {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
                     {"device_ms", "device only", "ms", "%.3f"}, {"device_gflops", "device only", "GFLOP/s", "%.2f"},
                     {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}});
-  table.add_note("device", device.describe());
+  table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
   table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
                            "device only: the same kernel on device buffers (CUDA events)");
-  const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();  // the FP64 units' ceiling, this run
-  if (!fma.verified) throw std::runtime_error("the FP64 FMA kernel's result did not match its host check");
-  table.add_note("fp64_fma_gflops", std::to_string(std::lround(fma.gflops)));
-  // The FP64 tensor cores' rate from the clock and the SM count (chapter 00's figures).
-  table.add_note("fp64_tensor_peak_gflops", std::to_string(std::lround(tut::theoretical_figures(device.id).fp64_tensor_gflops)));
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaStream_t stream = nullptr;
+  if (device.usable) {
+    const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();  // the FP64 units' ceiling, this run
+    if (!fma.verified) throw std::runtime_error("the FP64 FMA kernel's result did not match its host check");
+    table.add_note("fp64_fma_gflops", std::to_string(std::lround(fma.gflops)));
+    // The FP64 tensor cores' rate from the clock and the SM count (chapter 00's figures).
+    table.add_note("fp64_tensor_peak_gflops",
+                   std::to_string(std::lround(tut::theoretical_figures(device.id).fp64_tensor_gflops)));
+    CUDA_CHECK(cudaStreamCreate(&stream));
+  }
+  // nat and gpu1 stop at their own largest size (one core, one thread: minutes beyond it).
+  const auto runs_at = [&](const Timed& type, const Shape& sh) {
+    const int largest = std::max({sh.m, sh.n, sh.k});
+    const std::string name = type.name;
+    return !((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max));
+  };
   std::set<std::string> unable;  // types that said why they cannot run here (said once)
   bool all_ok = true;
   for (const Shape& sh : shapes) {
+    // No reference product for a shape that no type runs at (nat alone, past --nat-max).
+    if (std::none_of(types.begin(), types.end(), [&](const Timed& t) { return runs_at(t, sh); })) continue;
     const size_t a_count = size_t(sh.m) * sh.k, b_count = size_t(sh.k) * sh.n, c_count = size_t(sh.m) * sh.n;
     std::vector<double> A(a_count), B(b_count), C(c_count), reference(c_count);
     tut::fill_random(A.data(), a_count, 11, -1.0, 1.0);
     tut::fill_random(B.data(), b_count, 12, -1.0, 1.0);
     matmult_lib(sh.m, sh.n, sh.k, A.data(), B.data(), reference.data());
-    tut::DeviceBuffer<double> dA(a_count), dB(b_count), dC(c_count);
-    dA.upload(A.data());
-    dB.upload(B.data());
+    tut::DeviceBuffer<double> dA, dB, dC;  // only with a GPU: without one, no type here needs them
+    if (device.usable) {
+      dA = tut::DeviceBuffer<double>(a_count);
+      dB = tut::DeviceBuffer<double>(b_count);
+      dC = tut::DeviceBuffer<double>(c_count);
+      dA.upload(A.data());
+      dB.upload(B.data());
+    }
     const double flops = 2.0 * sh.m * sh.n * double(sh.k);
     for (const Timed& type : types) {
-      const int largest = std::max({sh.m, sh.n, sh.k});
+      if (!runs_at(type, sh)) continue;
       const std::string name = type.name;
-      if ((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max)) continue;
       tut::Table::Row row = table.add_row().set("type", type.name).set("m", sh.m).set("n", sh.n).set("k", sh.k);
       const tut::Range range(name + " " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" + std::to_string(sh.k) +
                              ": checked and timed");
@@ -153,7 +183,7 @@ int bench_main(int argc, const char* const* argv) {
       if (!ok) std::cerr << "matmul_bench: " << name << " is wrong at " << sh.m << "x" << sh.n << "x" << sh.k << "\n";
     }
   }
-  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (device.usable) CUDA_CHECK(cudaStreamDestroy(stream));
   table.print(std::cout, format);
   if (!all_ok) std::cerr << "matmul_bench: some results did not match OpenBLAS (rows with check FAIL)\n";
   return all_ok ? 0 : 1;

@@ -2,8 +2,9 @@
 """Tests of chapter 00-device's programs.
 
   --cli DEVICE_INFO BANDWIDTH PEAK     bad arguments end with exit 2 and one stderr line; --help
-                                       works; and the sanity checks below reject made-up numbers
-                                       that break physics (no GPU needed)
+                                       works; each bounded option accepts its limits and refuses
+                                       one step past each; and the sanity checks below reject
+                                       made-up numbers that break physics (no GPU needed)
   --sanity DEVICE_INFO BANDWIDTH PEAK  on a GPU: every program runs and prints sane values:
                                        bandwidths positive and under the theoretical memory rate,
                                        arithmetic rates positive, under their theoretical bound,
@@ -11,6 +12,9 @@
 """
 import csv
 import io
+import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -64,6 +68,46 @@ def self_test():
     return failures
 
 
+# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
+# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
+# every option: that line says the value was accepted, and the program stops there, before it
+# allocates or computes anything (a limit such as --n 32768 never runs). A value past a
+# limit must be refused before it, in one line naming its option.
+FORMATS = ["--csv", "--json"]
+FORMATS_LINE = "choose one of --csv and --json"
+probes, bound_failures = 0, []
+
+
+def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
+    """label: the option as its error line names it; args_for(value): the probe's arguments."""
+    global probes
+    name = os.path.basename(program)
+    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
+        probes += 1
+        args = args_for(str(value))
+        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
+        lines = r.stderr.strip().splitlines()
+        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
+        line = lines[0] if one else ""
+        if accept and stop_line not in line:
+            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
+                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
+        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
+            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
+                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
+
+
+def check_option(program, option, low, high, before=()):
+    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+
+
+# The limits, stated here (--help does not); device_info has no option with a value.
+BOUNDS = {
+    "bandwidth": (("--min-bytes", 1, 2**36), ("--max-bytes", 1, 2**36), ("--repeats", 1, 1000)),
+    "peak": (("--n", 256, 32768), ("--repeats", 1, 1000)),
+}
+
+
 def cli(programs):
     failures = self_test()
     bad = {
@@ -82,7 +126,10 @@ def cli(programs):
         r = run([program, "--help"], timeout=60)
         if r.returncode != 0 or f"usage: {name}" not in r.stdout:
             failures.append(f"{name} --help: exit {r.returncode}")
-    return failures
+        for option, low, high in BOUNDS.get(name, ()):
+            check_option(program, option, low, high)
+    print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
+    return failures + bound_failures
 
 
 def sanity(device_info, bandwidth, peak):

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """The heat driver heat3d's command line: --help works, and every bad argument ends the program
-with exactly one line on stderr and exit code 2 (no crash, no hang, no GPU needed)."""
+with exactly one line on stderr and exit code 2 (no crash, no hang, no GPU needed); each
+bounded option accepts its limits and refuses one step past each."""
+import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -29,8 +33,65 @@ for args in BAD:
 run = subprocess.run([heat, "--help"], capture_output=True, text=True, timeout=60)
 if run.returncode != 0 or "usage: heat3d" not in run.stdout or "v5_scalar" not in run.stdout:
     failures.append(f"--help: exit {run.returncode}, stdout {run.stdout[:200]!r}")
+help_text = run.stdout
+
+print(f"{len(BAD) + 1 - len(failures)} of {len(BAD) + 1} command lines handled as expected")
+
+# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
+# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
+# every option: that line says the value was accepted, and the program stops there, before it
+# allocates or computes anything (a limit such as --nx 2147483647 never runs). A value past a
+# limit must be refused before it, in one line naming its option.
+FORMATS = ["--csv", "--json"]
+FORMATS_LINE = "choose one of --csv and --json"
+probes, bound_failures = 0, []
+
+
+def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
+    """label: the option as its error line names it; args_for(value): the probe's arguments."""
+    global probes
+    name = os.path.basename(program)
+    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
+        probes += 1
+        args = args_for(str(value))
+        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
+        lines = r.stderr.strip().splitlines()
+        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
+        line = lines[0] if one else ""
+        if accept and stop_line not in line:
+            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
+                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
+        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
+            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
+                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
+
+
+def check_option(program, option, low, high, before=()):
+    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+
+
+# --help states the lower limit of the axes ("at least 3"); the upper ones are stated here.
+INT_MAX = 2**31 - 1
+shown = re.findall(r"--(n[xyz]) N .*?at least (\d+)", help_text)
+least = {axis: int(n) for axis, n in shown}
+if sorted(least) != ["nx", "ny", "nz"]:
+    failures.append(f"--help no longer says the least cells of --nx, --ny and --nz as 'at least N': {shown}")
+else:
+    most = {"nx": INT_MAX, "ny": 65535, "nz": 65535}
+    for axis in ("nx", "ny", "nz"):
+        check_option(heat, f"--{axis}", least[axis], most[axis])
+    # --size N is --nx N --ny N --nz N: what all three accept.
+    check_option(heat, "--size", max(least.values()), min(most.values()))
+for option, low, high in (("--steps", 1, 10_000_000), ("--repeats", 1, 1000), ("--cpu-steps", 1, 10_000_000),
+                          ("--seed", 0, INT_MAX)):
+    check_option(heat, option, low, high)
+# --block XxYxZ: x and y up to 1024, z up to 64, at most 1024 threads in all (CUDA's limits).
+check_bounds(heat, "--block", ["1x1x1", "1024x1x1", "1x1024x1", "1x1x64", "32x32x1", "4x4x64"],
+             ["0x1x1", "1x0x1", "1x1x0", "1025x1x1", "1x1025x1", "1x1x65", "5x205x1"],
+             lambda v: ["--block", v, *FORMATS])
+print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
+failures += bound_failures
 
 for failure in failures:
     print("FAIL", failure)
-print(f"{len(BAD) + 1 - len(failures)} of {len(BAD) + 1} command lines handled as expected")
 sys.exit(1 if failures else 0)
