@@ -27,6 +27,7 @@ long long parse_integer(const std::string& option, const std::string& text, long
 void Cli::add_int(const std::string& name, int* target, const std::string& help, int min, int max) {
   add_value(name, "N", help, std::to_string(*target),
             [=](const std::string& text) { *target = int(parse_integer("--" + name, text, min, max)); });
+  options_.back().range = std::to_string(min) + ".." + std::to_string(max);
 }
 
 void Cli::add_flag(const std::string& name, bool* target, const std::string& help) {
@@ -91,7 +92,9 @@ std::string Cli::usage() const {
   for (const Option& o : options_) {
     std::string left = "  --" + o.name + (o.metavar.empty() ? "" : " " + o.metavar);
     left.resize(std::max<size_t>(left.size() + 2, 22), ' ');
-    text += left + o.help + (o.default_text.empty() ? "" : " (default " + o.default_text + ")") + "\n";
+    const std::string range = o.range.empty() ? "" : o.range + (o.default_text.empty() ? "" : ", ");
+    const std::string in_brackets = range + (o.default_text.empty() ? "" : "default " + o.default_text);
+    text += left + o.help + (in_brackets.empty() ? "" : " (" + in_brackets + ")") + "\n";
   }
   return text + "  --help              show this help and exit\n";
 }

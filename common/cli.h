@@ -45,6 +45,7 @@ class Cli {
     std::string name, metavar, help, default_text;
     std::function<void(const std::string&)> parse;  // empty for flags
     bool* flag = nullptr;
+    std::string range = {};  // an integer option's bounds, shown in the help: "3..65535"
   };
   const Option* find(const std::string& name) const;
   std::string program_, summary_;

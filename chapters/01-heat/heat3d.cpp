@@ -54,9 +54,9 @@ Options parse(int argc, const char* const* argv) {
   tut::Cli cli("heat3d", "3D heat diffusion, 7-point stencil, float: runs the chapter's stages on one problem,\n"
                        "checks each against v0, then times it against the measured copy bandwidth.");
   // At least 3 cells per axis: a boundary cell on each side and one interior cell to update.
-  cli.add_int("nx", &o.nx, "cells along x (the fastest axis), at least 3", 3, INT_MAX);
-  cli.add_int("ny", &o.ny, "cells along y, at least 3", 3, 65535);
-  cli.add_int("nz", &o.nz, "cells along z, at least 3", 3, 65535);
+  cli.add_int("nx", &o.nx, "cells along x (the fastest axis)", 3, INT_MAX);
+  cli.add_int("ny", &o.ny, "cells along y", 3, 65535);
+  cli.add_int("nz", &o.nz, "cells along z", 3, 65535);
   cli.add_value("size", "N", "shorthand for --nx N --ny N --nz N", "", [&](const std::string& t) {
     o.nx = o.ny = o.nz = int(tut::parse_integer("--size", t, 3, 65535));
   });

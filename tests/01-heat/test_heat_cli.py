@@ -70,21 +70,16 @@ def check_option(program, option, low, high, before=()):
     check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
 
 
-# --help states the lower limit of the axes ("at least 3"); the upper ones are stated here.
-INT_MAX = 2**31 - 1
-shown = re.findall(r"--(n[xyz]) N .*?at least (\d+)", help_text)
-least = {axis: int(n) for axis, n in shown}
-if sorted(least) != ["nx", "ny", "nz"]:
-    failures.append(f"--help no longer says the least cells of --nx, --ny and --nz as 'at least N': {shown}")
-else:
-    most = {"nx": INT_MAX, "ny": 65535, "nz": 65535}
-    for axis in ("nx", "ny", "nz"):
-        check_option(heat, f"--{axis}", least[axis], most[axis])
-    # --size N is --nx N --ny N --nz N: what all three accept.
-    check_option(heat, "--size", max(least.values()), min(most.values()))
-for option, low, high in (("--steps", 1, 10_000_000), ("--repeats", 1, 1000), ("--cpu-steps", 1, 10_000_000),
-                          ("--seed", 0, INT_MAX)):
+# --help states every integer option's limits, "(LOW..HIGH, default D)": each is pinned as shown.
+limits = {option: (int(low), int(high)) for option, low, high in re.findall(r"(--[\w-]+) N .*?\((\d+)\.\.(\d+)", help_text)}
+expected = {"--nx", "--ny", "--nz", "--steps", "--repeats", "--cpu-steps", "--seed"}
+if set(limits) != expected:
+    failures.append(f"--help states the limits of {sorted(limits)}, not of {sorted(expected)}")
+for option, (low, high) in limits.items():
     check_option(heat, option, low, high)
+if {"--nx", "--ny", "--nz"} <= set(limits):  # --size N is --nx N --ny N --nz N: what all three accept
+    check_option(heat, "--size", max(limits[a][0] for a in ("--nx", "--ny", "--nz")),
+                 min(limits[a][1] for a in ("--nx", "--ny", "--nz")))
 # --block XxYxZ: x and y up to 1024, z up to 64, at most 1024 threads in all (CUDA's limits).
 check_bounds(heat, "--block", ["1x1x1", "1024x1x1", "1x1024x1", "1x1x64", "32x32x1", "4x4x64"],
              ["0x1x1", "1x0x1", "1x1x0", "1025x1x1", "1x1025x1", "1x1x65", "5x205x1"],

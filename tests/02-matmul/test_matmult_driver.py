@@ -107,85 +107,78 @@ else:
             failures.append(f"{args}: exit {r.returncode}, no usage printed")
     help_text = run(["--help"]).stdout
 
-    # --- the limits of every bounded argument and variable: each limit is accepted, one step past
-    # it is refused with exit 2 and one line naming it. matmult_f reads its arguments and variables
-    # in turn and then runs, so a probe is a real run, made small: the other sizes 2, two calls
-    # (PROBE; values that are no limit themselves). A limit is accepted when that run prints its
-    # line; a size of 2^20 along one axis alone is a few MiB.
-    PROBE = {"MFLOPS_MIN_T": "0.001", "MFLOPS_MAX_IT": "2"}
+    # --- the limits of every bounded argument, variable and option: each limit is accepted, one
+    # step past it is refused with exit 2 and one line naming it.
     probes, bound_failures = 0, []
 
-    def check_driver_bounds(label, accepted, refused, probe):
-        """probe(value) -> (arguments, environment); label: the name the error line gives."""
+    def check_bounds(program, label, accepted, refused, probe, went_on):
+        """probe(value) -> (arguments, environment); went_on(result): the program took the value and
+        went on past its parser; label: the name the error line gives."""
         global probes
+        name = os.path.basename(program)
         for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
             probes += 1
             args, env = probe(str(value))
-            r = run(args, **env)
+            r = subprocess.run([program, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
             lines = r.stderr.strip().splitlines()
-            said = f"{' '.join(f'{k}={v}' for k, v in env.items())} matmult_f {shlex.join(args)}"
-            if accept and (r.returncode != 0 or not LINE.match(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")):
+            said = " ".join([*(f"{k}={v}" for k, v in env.items()), name, shlex.join(args)])
+            if accept and not went_on(r):
                 bound_failures.append(f"{said}: {value} is a limit of {label}, but it was not accepted "
                                       f"(exit {r.returncode}, stderr {r.stderr!r})")
-            elif not accept and not (r.returncode == 2 and len(lines) == 1 and lines[0].startswith("matmult_f: error: ")
-                                     and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lines[0])):
+            elif not accept and (went_on(r) or r.returncode != 2 or len(lines) != 1
+                                 or not lines[0].startswith(f"{name}: error: ")
+                                 or not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lines[0])):
                 bound_failures.append(f"{said}: {value} is one step past a limit of {label}, but it was not refused "
                                       f"in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
 
-    # m, n, k and bs: 1 to 2^20 (--help does not state it; the driver's own error line does).
+    # matmult_f reads its arguments and variables in turn and then runs, so a probe is a real run,
+    # made small: the other sizes 2, two calls (PROBE; values that are no limit themselves). A
+    # limit is accepted when that run prints its line; a size of 2^20 along one axis alone is a
+    # few MiB. m, n, k and bs: 1 to 2^20 (--help does not state it; the driver's error line does).
+    PROBE = {"MFLOPS_MIN_T": "0.001", "MFLOPS_MAX_IT": "2"}
+
+    def printed_its_line(r):
+        return r.returncode == 0 and LINE.match(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "")
+
     MOST = 1 << 20
     for axis, label in enumerate(("m", "n", "k", "bs")):
         def sizes(value, axis=axis):
             dims = ["2", "2", "2", "2"]
             dims[axis] = value
-            return (["nat", *dims] if axis == 3 else ["nat", *dims[:3]]), PROBE
-        check_driver_bounds(label, [1, MOST], [0, MOST + 1], sizes)
+            return ["nat", *dims[:max(axis + 1, 3)]], PROBE
+        check_bounds(driver, label, [1, MOST], [0, MOST + 1], sizes, printed_its_line)
     # The variables, as --help states them: MFLOPS_MIN_T from 0 to its "at most" (seconds),
     # MFLOPS_MAX_IT from 1 (to infinity), the switches' {0|1}. One step past a real limit is the
     # next double.
     shown = re.search(r"MFLOPS_MIN_T=\[[\d.]+\] \(seconds, at most (\d+)\)", help_text)
     switches = re.findall(r"(MATMULT_\w+)=\{\[?(\d)\]?\|\[?(\d)\]?\}", help_text)
     if not shown or sorted(name for name, *_ in switches) != ["MATMULT_COMPARE", "MATMULT_RESULTS"]:
-        bound_failures.append(f"--help no longer states MFLOPS_MIN_T's 'at most' and the switches' {{0|1}}: {help_text!r}")
+        bound_failures.append(f"--help no longer states MFLOPS_MIN_T's 'at most' and the switches' {{0|1}}: "
+                              f"{help_text!r}")
     else:
-        most_t = float(shown[1])
-        check_driver_bounds("MFLOPS_MIN_T", [0, shown[1]], [math.nextafter(0, -1), math.nextafter(most_t, math.inf)],
-                            lambda v: (["nat", "2", "2", "2"], {**PROBE, "MFLOPS_MIN_T": v}))
-        check_driver_bounds("MFLOPS_MAX_IT", [1, "inf"], [math.nextafter(1, 0)],
-                            lambda v: (["nat", "2", "2", "2"], {**PROBE, "MFLOPS_MAX_IT": v}))
-        for name, low, high in switches:
-            check_driver_bounds(name, [low, high], [int(low) - 1, int(high) + 1],
-                                lambda v, name=name: (["nat", "2", "2", "2"], {**PROBE, name: v}))
+        for name, accepted, refused in (
+                ("MFLOPS_MIN_T", [0, shown[1]], [math.nextafter(0, -1), math.nextafter(float(shown[1]), math.inf)]),
+                ("MFLOPS_MAX_IT", [1, "inf"], [math.nextafter(1, 0)]),
+                *((name, [low, high], [int(low) - 1, int(high) + 1]) for name, low, high in switches)):
+            check_bounds(driver, name, accepted, refused,
+                         lambda v, name=name: (["nat", "2", "2", "2"], {**PROBE, name: v}), printed_its_line)
 
-    # --- matmul_bench, built beside the driver ------------------------------------------------
+    # matmul_bench, built beside the driver: its options' limits, stated here (--help does not).
+    # A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
+    # every option: that line says the value was accepted, and the program stops there, before it
+    # allocates or computes anything. A value past a limit must be refused before it.
     bench = os.path.join(os.path.dirname(os.path.abspath(driver)), "matmul_bench")
     if not os.path.isfile(bench):
         print(f"FAIL matmul_bench is not built beside {driver}")
         sys.exit(1)
 
-    def run_bench(args, **env):
-        return subprocess.run([bench, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    def parsed_all(r):
+        return r.returncode == 2 and r.stderr.strip() == "matmul_bench: error: choose one of --csv and --json"
 
-    # Its options' limits, stated here (--help does not): each probe ends with --csv --json,
-    # which Cli::parse refuses only after it has read and checked every option, so the program
-    # stops there, before it allocates or computes anything; one step past a limit must be
-    # refused before it, in one line naming the option.
-    FORMATS_LINE = "choose one of --csv and --json"
     for option, low, high in (("--min-n", 16, 16384), ("--max-n", 16, 16384), ("--nat-max", 1, 16384),
                               ("--gpu1-max", 1, 16384)):
-        for value, accept in ((low, True), (high, True), (low - 1, False), (high + 1, False)):
-            probes += 1
-            args = [option, str(value), "--csv", "--json"]
-            r = run_bench(args)
-            lines = r.stderr.strip().splitlines()
-            line = lines[0] if r.returncode == 2 and len(lines) == 1 and lines[0].startswith("matmul_bench: error: ") else ""
-            if accept and FORMATS_LINE not in line:
-                bound_failures.append(f"matmul_bench {shlex.join(args)}: {value} is a limit of {option}, but the parser "
-                                      f"did not accept it (exit {r.returncode}, stderr {r.stderr!r})")
-            elif not accept and (FORMATS_LINE in line or not re.search(rf"{re.escape(option)}(?![\w-])", line)):
-                bound_failures.append(f"matmul_bench {shlex.join(args)}: {value} is one step past a limit of {option}, "
-                                      f"but it was not refused in one line naming it (exit {r.returncode}, "
-                                      f"stderr {r.stderr!r})")
+        check_bounds(bench, option, [low, high], [low - 1, high + 1],
+                     lambda v, option=option: ([option, v, "--csv", "--json"], {}), parsed_all)
     print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
     failures += bound_failures
 
@@ -193,6 +186,10 @@ else:
     # too), the CPU types still run, with one line saying what was left out and why; only a
     # list of GPU types alone has nothing to run (exit 77, with the reason).
     NO_GPU = {"CUDA_VISIBLE_DEVICES": ""}
+
+    def run_bench(args, **env):
+        return subprocess.run([bench, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+
     for types, rows_expected, left_out in (("nat", 2, None), ("nat,gpu2,lib", 4, "gpu2")):
         r = run_bench(["--types", types, "--min-n", "16", "--max-n", "32", "--csv"], **NO_GPU)
         rows = list(csv.DictReader(io.StringIO(r.stdout))) if r.returncode == 0 else []
@@ -206,9 +203,9 @@ else:
                             f"types run{f' and that {left_out} did not' if left_out else ''}: {r.stderr!r}")
     r = run_bench(["--types", "gpu2,gpu4_8", "--min-n", "16", "--max-n", "16", "--csv"], **NO_GPU)
     lines = r.stderr.strip().splitlines()
-    if r.returncode != 77 or r.stdout or len(lines) != 1 or "run on a GPU" not in lines[0]:
-        failures.append(f"matmul_bench --types gpu2,gpu4_8 without a GPU: expected exit 77 and one line with the reason, "
-                        f"got exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+    if r.returncode != 77 or r.stdout or len(lines) != 1 or not re.match(r"matmul_bench: .*GPU", lines[0]):
+        failures.append(f"matmul_bench --types gpu2,gpu4_8 without a GPU: expected exit 77 and one line with the "
+                        f"reason, got exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
 
 for failure in failures:
     print("FAIL", failure)
