@@ -176,6 +176,16 @@ def verdict(command: str, comment: str, status, output: str):
     return "ok", ""
 
 
+def run_checked(command: str, comment: str, cwd: pathlib.Path, env: dict, label: str, log: list):
+    """Runs COMMAND and logs its verdict under LABEL: (1 if it failed else 0, where it left the shell)."""
+    status, output, cwd = run(command, cwd, env)
+    result, why = verdict(command, comment, status, output)
+    log.append(f"  {result:<8} {label}: {command}" + (f"  ({why})" if why else ""))
+    if result == "FAILED":
+        log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
+    return int(result == "FAILED"), cwd
+
+
 def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
     restore(copy / "exercises", pristine)
     expected, cwd, failures = dict(pristine), copy, 0
@@ -196,12 +206,8 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
         if skip_reason:
             log.append(f"  not run  {where}: {command}  ({skip_reason})")
             continue
-        status, output, cwd = run(command, cwd, env)
-        result, why = verdict(command, comment, status, output)
-        log.append(f"  {result:<8} {where}: {command}" + (f"  ({why})" if why else ""))
-        if result == "FAILED":
-            failures += 1
-            log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
+        failed, cwd = run_checked(command, comment, cwd, env, where, log)
+        failures += failed
         now = snapshot(copy / "exercises")
         changed = sorted(n for n in set(now) | set(expected) if now.get(n) != expected.get(n))
         if changed:
@@ -237,12 +243,7 @@ def run_header_loop(copy: pathlib.Path, env: dict, pristine: dict, log: list) ->
     for what, text, command, comment in turns:
         if text is not None:
             exercise.write_text(text)
-        status, output, _ = run(command, copy, env)
-        result, why = verdict(command, comment, status, output)
-        log.append(f"  {result:<8} exercises/{HEADER_LOOP}'s header, {what}: {command}" + (f"  ({why})" if why else ""))
-        if result == "FAILED":
-            failures += 1
-            log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
+        failures += run_checked(command, comment, copy, env, f"exercises/{HEADER_LOOP}'s header, {what}", log)[0]
     restore(copy / "exercises", pristine)
     return failures
 

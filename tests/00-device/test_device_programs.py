@@ -12,11 +12,12 @@
 """
 import csv
 import io
-import os
-import re
-import shlex
+import pathlib
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from cli_limits import Limits  # noqa: E402
 
 
 def run(args, timeout=300):
@@ -68,37 +69,7 @@ def self_test():
     return failures
 
 
-# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
-# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
-# every option: that line says the value was accepted, and the program stops there, before it
-# allocates or computes anything (a limit such as --n 32768 never runs). A value past a
-# limit must be refused before it, in one line naming its option.
-FORMATS = ["--csv", "--json"]
-FORMATS_LINE = "choose one of --csv and --json"
-probes, bound_failures = 0, []
-
-
-def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
-    """label: the option as its error line names it; args_for(value): the probe's arguments."""
-    global probes
-    name = os.path.basename(program)
-    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
-        probes += 1
-        args = args_for(str(value))
-        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
-        lines = r.stderr.strip().splitlines()
-        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
-        line = lines[0] if one else ""
-        if accept and stop_line not in line:
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
-                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
-        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
-                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
-
-
-def check_option(program, option, low, high, before=()):
-    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+limits = Limits()  # tests/cli_limits.py: each limit accepted, one step past it refused
 
 
 # The limits, stated here (--help does not); device_info has no option with a value.
@@ -127,9 +98,8 @@ def cli(programs):
         if r.returncode != 0 or f"usage: {name}" not in r.stdout:
             failures.append(f"{name} --help: exit {r.returncode}")
         for option, low, high in BOUNDS.get(name, ()):
-            check_option(program, option, low, high)
-    print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
-    return failures + bound_failures
+            limits.check_option(program, option, low, high)
+    return failures + limits.summary()
 
 
 def sanity(device_info, bandwidth, peak):

@@ -4,11 +4,13 @@
 refuses one step past each; a CPU run prints its table and writes a PGM image (no GPU needed)."""
 import math
 import os
-import re
-import shlex
+import pathlib
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from cli_limits import Limits  # noqa: E402
 
 jacobi = sys.argv[1]
 failures = []
@@ -36,53 +38,22 @@ with tempfile.TemporaryDirectory() as tmp:
     elif not open(image, "rb").read().startswith(b"P5\n32 32\n255\n"):
         failures.append("the PGM image lacks its header (32 x 32 with the boundary)")
 
-# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
-# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
-# every option: that line says the value was accepted, and the program stops there, before it
-# allocates or computes anything (a limit such as N = 46340 with 10^8 iterations never runs). A value past a
-# limit must be refused before it, in one line naming its option.
-FORMATS = ["--csv", "--json"]
-FORMATS_LINE = "choose one of --csv and --json"
-probes, bound_failures = 0, []
-
-
-def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
-    """label: the option as its error line names it; args_for(value): the probe's arguments."""
-    global probes
-    name = os.path.basename(program)
-    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
-        probes += 1
-        args = args_for(str(value))
-        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
-        lines = r.stderr.strip().splitlines()
-        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
-        line = lines[0] if one else ""
-        if accept and stop_line not in line:
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
-                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
-        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
-                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
-
-
-def check_option(program, option, low, high, before=()):
-    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+limits = Limits()  # tests/cli_limits.py: each limit accepted, one step past it refused
 
 
 # The limits, stated here (--help does not). The options':
 for option, low, high in (("--parts", 1, 64), ("--check-every", 1, 1_000_000)):
-    check_option(jacobi, option, low, high, before=["cpu", "10", "10"])
+    limits.check_option(jacobi, option, low, high, before=["cpu", "10", "10"])
 # The positional arguments are read after the options: there the probe ends with --parts on a
 # one-GPU stage, which jacobi refuses only once it has read VERSION, N, iterations and the
 # tolerance. N: (N + 2)^2 stays within 32-bit indices; the tolerance: any positive number.
 PARTS_LINE = "--parts splits the rows over GPUs"
-check_bounds(jacobi, "N", [1, 46340], [0, 46341], lambda v: ["cpu", v, "10", "--parts", "2"], PARTS_LINE)
-check_bounds(jacobi, "iterations", [1, 100_000_000], [0, 100_000_001], lambda v: ["cpu", "10", v, "--parts", "2"],
+limits.check(jacobi, "N", [1, 46340], [0, 46341], lambda v: ["cpu", v, "10", "--parts", "2"], PARTS_LINE)
+limits.check(jacobi, "iterations", [1, 100_000_000], [0, 100_000_001], lambda v: ["cpu", "10", v, "--parts", "2"],
              PARTS_LINE)
-check_bounds(jacobi, "tolerance", [math.nextafter(0, 1)], [0], lambda v: ["cpu", "10", "10", v, "--parts", "2"],
+limits.check(jacobi, "tolerance", [math.nextafter(0, 1)], [0], lambda v: ["cpu", "10", "10", v, "--parts", "2"],
              PARTS_LINE)
-print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
-failures += bound_failures
+failures += limits.summary()
 
 for failure in failures:
     print("FAIL", failure)

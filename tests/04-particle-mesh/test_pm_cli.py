@@ -5,11 +5,13 @@ each; small CPU-only runs print their tables and pass their checks.
 
 Usage: test_pm_cli.py PART2DATA FORCE
 """
-import os
+import pathlib
 import re
-import shlex
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from cli_limits import FORMATS, Limits  # noqa: E402
 
 part2data, force = sys.argv[1], sys.argv[2]
 failures = []
@@ -44,58 +46,27 @@ r = run(force, "--size", "32", "--stage", "cpu,cpu_omp", "--cpu-repeats", "1", "
 if r.returncode != 0 or r.stdout.count("\n") != 7 or "FAIL" in r.stdout:
     failures.append(f"force CPU run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
 
-# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
-# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
-# every option: that line says the value was accepted, and the program stops there, before it
-# allocates or computes anything (a limit such as --particles 2^29 never runs). A value past a
-# limit must be refused before it, in one line naming its option.
-FORMATS = ["--csv", "--json"]
-FORMATS_LINE = "choose one of --csv and --json"
-probes, bound_failures = 0, []
-
-
-def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
-    """label: the option as its error line names it; args_for(value): the probe's arguments."""
-    global probes
-    name = os.path.basename(program)
-    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
-        probes += 1
-        args = args_for(str(value))
-        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
-        lines = r.stderr.strip().splitlines()
-        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
-        line = lines[0] if one else ""
-        if accept and stop_line not in line:
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
-                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
-        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
-                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
-
-
-def check_option(program, option, low, high, before=()):
-    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+limits = Limits()  # tests/cli_limits.py: each limit accepted, one step past it refused
 
 
 # part2data's limits, stated here (--help does not).
 INT_MAX = 2**31 - 1
 for option, low, high in (("--particles", 1, 2**29), ("--mesh", 1, 1024), ("--block", 0, 1024), ("--repeats", 1, 1000),
                           ("--cpu-repeats", 1, 1000), ("--streams", 1, 64), ("--chunks", 1, 4096), ("--seed", 0, INT_MAX)):
-    check_option(part2data, option, low, high)
+    limits.check_option(part2data, option, low, high)
 # force's: --size and --strip as --help states them (powers of two from 2 to 1024, up to 128),
 # the others here. Past a limit of a power of two: the next whole number and the next power.
 force_help = run(force, "--help").stdout
 size = re.search(r"--size N\s.*a power of two from (\d+) to (\d+)", force_help)
 strip = re.search(r"--strip S\s.*a power of two up to (\d+)", force_help)
 if not size or not strip:
-    bound_failures.append(f"force --help no longer states --size's and --strip's limits as the test reads them:\n{force_help}")
+    limits.failures.append(f"force --help no longer states --size's and --strip's limits as the test reads them:\n{force_help}")
 else:
     for option, low, high in (("--size", int(size[1]), int(size[2])), ("--strip", 1, int(strip[1]))):  # 1 = 2^0
-        check_bounds(force, option, [low, high], [low - 1, high + 1, 2 * high], lambda v, o=option: [o, v, *FORMATS])
+        limits.check(force, option, [low, high], [low - 1, high + 1, 2 * high], lambda v, o=option: [o, v, *FORMATS])
 for option, low, high in (("--repeats", 1, 1000), ("--cpu-repeats", 1, 1000), ("--seed", 0, INT_MAX)):
-    check_option(force, option, low, high)
-print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
-failures += bound_failures
+    limits.check_option(force, option, low, high)
+failures += limits.summary()
 
 for failure in failures:
     print("FAIL", failure)

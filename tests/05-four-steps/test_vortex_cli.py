@@ -6,11 +6,13 @@ CPU-only run prints its table and passes its check.
 Usage: test_vortex_cli.py VORTEX
 """
 import math
-import os
+import pathlib
 import re
-import shlex
 import subprocess
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/
+from cli_limits import FORMATS, Limits  # noqa: E402
 
 vortex = sys.argv[1]
 failures = []
@@ -41,37 +43,7 @@ if available < 4 * 4 * 46000**2 * 8:
         failures.append(f"vortex --size 46000 without the memory: exit {r.returncode}, stderr {r.stderr!r}")
 
 
-# --- the limits of every bounded option: each limit is accepted, one step past it is refused.
-# A probe ends with --csv --json, which Cli::parse refuses only after it has read and checked
-# every option: that line says the value was accepted, and the program stops there, before it
-# allocates or computes anything (a limit such as --size 46000 never runs). A value past a
-# limit must be refused before it, in one line naming its option.
-FORMATS = ["--csv", "--json"]
-FORMATS_LINE = "choose one of --csv and --json"
-probes, bound_failures = 0, []
-
-
-def check_bounds(program, label, accepted, refused, args_for, stop_line=FORMATS_LINE):
-    """label: the option as its error line names it; args_for(value): the probe's arguments."""
-    global probes
-    name = os.path.basename(program)
-    for value, accept in [(v, True) for v in accepted] + [(v, False) for v in refused]:
-        probes += 1
-        args = args_for(str(value))
-        r = subprocess.run([program, *args], capture_output=True, text=True, timeout=60)
-        lines = r.stderr.strip().splitlines()
-        one = r.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"{name}: error: ")
-        line = lines[0] if one else ""
-        if accept and stop_line not in line:
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is a limit of {label}, but the parser did not "
-                                  f"accept it (exit {r.returncode}, stderr {r.stderr!r})")
-        elif not accept and (not re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", line) or stop_line in line):
-            bound_failures.append(f"{name} {shlex.join(args)}: {value} is one step past a limit of {label}, but it was "
-                                  f"not refused in one line naming {label} (exit {r.returncode}, stderr {r.stderr!r})")
-
-
-def check_option(program, option, low, high, before=()):
-    check_bounds(program, option, [low, high], [low - 1, high + 1], lambda v: [*before, option, v, *FORMATS])
+limits = Limits()  # tests/cli_limits.py: each limit accepted, one step past it refused
 
 
 # --size and --viscosity as --help states them; one step past a real limit is the next double.
@@ -79,23 +51,22 @@ help_text = run("--help").stdout
 size = re.search(r"--size N\|NXxNY\s+cells per side \((\d+) to (\d+)", help_text)
 viscosity = re.search(r"--viscosity MU\s.*\((\d+): Euler's equations\), at most (\d+)", help_text)
 if not size or not viscosity:
-    bound_failures.append(f"vortex --help no longer states --size's and --viscosity's limits as the test reads them:\n"
+    limits.failures.append(f"vortex --help no longer states --size's and --viscosity's limits as the test reads them:\n"
                           f"{help_text}")
 else:
     least, most = int(size[1]), int(size[2])
-    check_option(vortex, "--size", least, most)
-    check_bounds(vortex, "--size", [f"{least}x{most}", f"{most}x{least}"],
+    limits.check_option(vortex, "--size", least, most)
+    limits.check(vortex, "--size", [f"{least}x{most}", f"{most}x{least}"],
                  [f"{least - 1}x{least}", f"{least}x{least - 1}", f"{least}x{most + 1}", f"{most + 1}x{least}"],
                  lambda v: ["--size", v, *FORMATS])
     low, high = float(viscosity[1]), float(viscosity[2])
-    check_bounds(vortex, "--viscosity", [viscosity[1], viscosity[2]],
+    limits.check(vortex, "--viscosity", [viscosity[1], viscosity[2]],
                  [math.nextafter(low, -math.inf), math.nextafter(high, math.inf)], lambda v: ["--viscosity", v, *FORMATS])
 # The others, stated here (--help does not).
 for option, low, high in (("--steps", 1, 100_000), ("--ref-steps", 0, 100_000), ("--check-steps", 1, 1000),
                           ("--repeats", 1, 1000), ("--cpu-repeats", 1, 1000)):
-    check_option(vortex, option, low, high)
-print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
-failures += bound_failures
+    limits.check_option(vortex, option, low, high)
+failures += limits.summary()
 
 # Every CPU stage on a mesh that is no multiple of a tile, checked against ref.
 r = run("--size", "70x37", "--steps", "2", "--check-steps", "2", "--stage", "ref,cpu0,cpu1,cpu2,cpu3,cpu4", "--csv")
