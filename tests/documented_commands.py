@@ -221,7 +221,8 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
 # the skeleton, fails on a racy OpenMP version (where clang's Archer is installed), and passes,
 # with its run: line, on the solution.
 HEADER_LOOP = "03-poisson/cpu_omp.cpp"
-RACY = ("  for (int r = 1; r <= g.N; ++r)\n    for (int c = 1;", "  int c;  // shared by every thread\n"
+RACY = ("#pragma omp parallel for schedule(static)\n  for (int r = 1; r <= g.N; ++r)\n    for (int c = 1;",
+        "  int c;  // shared by every thread\n#pragma omp parallel for schedule(static)\n"
         "  for (int r = 1; r <= g.N; ++r)\n    for (c = 1;")
 
 
