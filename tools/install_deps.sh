@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine with the CUDA Toolkit lacks to build and test
 # the tutorial: OpenBLAS, GoogleTest, pkg-config, clang and LLVM's OpenMP (for the race checks)
-# and bubblewrap (the grader's sandbox) from the distribution, and Meson (>= 1.4), Ninja,
+# bubblewrap (the grader's sandbox) and Ninja from the distribution, and Meson (>= 1.4),
 # markdown (for the slides) and matplotlib (for the plots) from PyPI into .venv/.
 # Installs nothing already there. `source .venv/bin/activate` then puts all of it, and nvcc,
 # on PATH.
@@ -29,6 +29,10 @@ command -v clang++ >/dev/null || missing+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/libarcher.so" >/dev/null || missing+=(libomp-dev)
 # tools/grade.py runs a submission's code inside a bubblewrap sandbox.
 command -v bwrap >/dev/null || missing+=(bubblewrap)
+# Ninja from the system, never from .venv: Meson runs the first ninja on PATH, so with a second
+# one in .venv a plain shell and an activated one would each find the build made by the other's
+# ninja (another log format) and rebuild all of it.
+command -v ninja >/dev/null || missing+=(ninja-build)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing ${missing[*]}"
@@ -37,7 +41,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check 'meson>=1.4' ninja markdown matplotlib
+.venv/bin/python -m pip install -q --disable-pip-version-check 'meson>=1.4' markdown matplotlib
+[ ! -e .venv/bin/ninja ] || .venv/bin/python -m pip uninstall -q -y ninja  # from an earlier quick start
 if [ -x "$cuda_bin/nvcc" ] && ! grep -q "$cuda_bin" .venv/bin/activate; then
   echo "export PATH=\"\$PATH:$cuda_bin\"  # nvcc, for Meson (added by tools/install_deps.sh)" >> .venv/bin/activate
 fi

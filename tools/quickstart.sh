@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
 bash tools/install_deps.sh
-# The venv's meson and ninja, as every later command uses them: a build made with another ninja
-# would be rebuilt whole by the first `meson test` from the activated shell.
+# The venv's meson, as every later command uses it; ninja is the system's in every shell (see
+# install_deps.sh: a build made by another ninja would be rebuilt whole).
 export PATH="$PWD/.venv/bin:$PATH"
 [ -d build ] || meson setup build
 meson compile -C build
