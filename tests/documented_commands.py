@@ -233,7 +233,8 @@ def header_line(text: str, key: str) -> str:
 def run_header_loop(copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
     restore(copy / "exercises", pristine)
     exercise, solution = copy / "exercises" / HEADER_LOOP, (copy / "solutions" / HEADER_LOOP).read_text()
-    test, program = header_line(exercise.read_text(), "test:"), header_line(exercise.read_text(), "run:")
+    header = exercise.read_text()
+    test, program = header_line(header, "test:"), header_line(header, "run:")
     if not (copy / "build-ex").is_dir():
         run("meson setup build-ex -Dkernels=exercises", copy, env)
     racy = solution.replace(*RACY)

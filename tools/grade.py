@@ -189,10 +189,13 @@ class Grader:
 
     def grade(self, sub):
         replaced = grading_build.build_submission(self.args.build, self.box, sub.files, self.skeletons, self.outputs)
-        calls = {}
+        calls, borrowed = {}, {}  # file -> why it is gaming: built, by its object; replaced, by its link error
         for folder in dict.fromkeys(s.folder for s in self.graded):
-            mine = [f for f in self.files if f.startswith(folder + "/") and f in sub.files and f not in replaced]
+            chapter = [f for f in self.files if f.startswith(folder + "/")]
+            mine = [f for f in chapter if f in sub.files and f not in replaced]
             calls.update(gaming.foreign_calls(self.args.build, mine, self.allowed))
+            borrowed.update({f: gaming.borrowed_at_link(self.args.build, f, why, chapter, self.allowed)
+                             for f, why in replaced.items() if f in chapter})
         rows = []
         for s in self.graded:
             row = self.new_row(sub.name, s)
@@ -200,9 +203,8 @@ class Grader:
             if s.path not in sub.files:
                 row.update(status="missing", message=f"{s.path} is not in the submission")
             elif s.path in replaced:
-                borrowed = gaming.borrowed_at_link(self.args.build, s.path, replaced[s.path],
-                                                   [f for f in self.files if f.startswith(s.folder + "/")], self.allowed)
-                row.update(status="gaming" if borrowed else "does-not-compile", message=borrowed or replaced[s.path])
+                why = borrowed[s.path]
+                row.update(status="gaming" if why else "does-not-compile", message=why or replaced[s.path])
             else:
                 row.update(self.run_stage(s, sub.files[s.path], calls.get(s.path, "")))
             row["seconds"] = f"{time.monotonic() - start:.1f}"

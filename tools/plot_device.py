@@ -7,7 +7,7 @@ Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
                                                  with the heat stages of HEAT.csv placed on it
   --markdown  print the ceilings, the largest-size bandwidths and selected properties as tables
 """
-from plotting import Parser, load, log_axes, pyplot, run, save
+from plotting import load, log_axes, prefix_parser, pyplot, run, save
 
 
 def plot_bandwidth(rows, out):
@@ -75,10 +75,8 @@ def markdown(prefix):
 
 
 def main(argv):
-    parser = Parser(__doc__)
-    parser.add_argument("prefix", metavar="PREFIX")
+    parser = prefix_parser(__doc__)
     parser.add_argument("--heat", metavar="HEAT.csv")
-    parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args(argv)
     prefix = args.prefix
     heat = load(args.heat) if args.heat else None

@@ -9,7 +9,7 @@ Usage: plot_four_steps.py PREFIX [--markdown]
 """
 import os
 
-from plotting import Parser, busiest, load, pyplot, read_lines, run, save
+from plotting import busiest, load, prefix_parser, pyplot, read_lines, run, save
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
     "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
@@ -117,9 +117,7 @@ def ncu_profiles_by_kernel(path):
 
 
 def main(argv):
-    parser = Parser(__doc__)
-    parser.add_argument("prefix", metavar="PREFIX")
-    parser.add_argument("--markdown", action="store_true")
+    parser = prefix_parser(__doc__)
     args = parser.parse_args(argv)
     prefix, markdown = args.prefix, args.markdown
     rows = load(prefix + "_four_steps.csv")

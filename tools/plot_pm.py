@@ -10,7 +10,7 @@ Usage: plot_pm.py PREFIX [--markdown]
 import csv
 import io
 
-from plotting import InputError, Parser, copy_gbps, load, pyplot, read_lines, run, save
+from plotting import InputError, copy_gbps, load, prefix_parser, pyplot, read_lines, run, save
 
 
 def plot_part2data(rows, out):
@@ -119,9 +119,7 @@ def markdown(prefix):
 
 
 def main(argv):
-    parser = Parser(__doc__)
-    parser.add_argument("prefix", metavar="PREFIX")
-    parser.add_argument("--markdown", action="store_true")
+    parser = prefix_parser(__doc__)
     args = parser.parse_args(argv)
     prefix = args.prefix
     if args.markdown:

@@ -9,7 +9,7 @@ Usage: plot_poisson.py PREFIX [--markdown]
 """
 import os
 
-from plotting import Parser, copy_gbps, load, log_axes, pyplot, run, save
+from plotting import copy_gbps, load, log_axes, prefix_parser, pyplot, run, save
 
 
 def plot_sizes(rows, out):
@@ -80,9 +80,7 @@ def markdown(prefix):
 
 
 def main(argv):
-    parser = Parser(__doc__)
-    parser.add_argument("prefix", metavar="PREFIX")
-    parser.add_argument("--markdown", action="store_true")
+    parser = prefix_parser(__doc__)
     args = parser.parse_args(argv)
     prefix = args.prefix
     if args.markdown:

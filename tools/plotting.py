@@ -26,6 +26,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def prefix_parser(doc) -> Parser:
+    """The command line of a chapter's plot script that reads PREFIX_*.csv: PREFIX [--markdown]."""
+    parser = Parser(doc)
+    parser.add_argument("prefix", metavar="PREFIX")
+    parser.add_argument("--markdown", action="store_true")
+    return parser
+
+
 def run(main):
     """sys.exit(main(argv)), with bad input (a missing, unreadable or binary file, a CSV without
     the columns the tool reads, an output it cannot write) said in one line, TOOL: MESSAGE, exit 2."""
