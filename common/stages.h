@@ -23,7 +23,9 @@
 
 namespace tut {
 
-enum class Side { cpu, gpu, multigpu };  // multigpu: the stage's tests need two GPUs
+// multigpu: the stage's tests need two GPUs; acc: OpenACC on a GPU, built only where the C++
+// compiler offloads to NVIDIA GPUs (GCC with nvptx offloading)
+enum class Side { cpu, gpu, multigpu, acc };
 
 struct StageInfo {
   const char* name;    // "v0_omp": the same in --stage, the Meson test, the GoogleTest case, the lesson

@@ -5,10 +5,24 @@
 
 #include <cstdio>
 
+#include <string>
+
 #include "device.h"
+
+#ifdef TUT_TEST_NEEDS
+// A program whose stages need more than a GPU names (at compile time) a function that says why
+// they cannot run here, or "" when they can: chapter 05's OpenACC tests, openacc_unavailable.
+std::string TUT_TEST_NEEDS();
+#endif
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
+#ifdef TUT_TEST_NEEDS
+  if (const std::string why = TUT_TEST_NEEDS(); !why.empty()) {
+    std::printf("skipped: %s\n", why.c_str());
+    return tut::kSkipExitCode;
+  }
+#endif
   const tut::DeviceInfo device = tut::find_device();
   if (!device.usable) {
     std::printf("skipped: %s\n", device.why_not.c_str());

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine with the CUDA Toolkit lacks to build and test
 # the tutorial: OpenBLAS, GoogleTest, pkg-config, clang and LLVM's OpenMP (for the race checks)
-# bubblewrap (the grader's sandbox) and Ninja from the distribution, and Meson (>= 1.4),
-# markdown (for the slides) and matplotlib (for the plots) from PyPI into .venv/.
+# bubblewrap (the grader's sandbox), Ninja and GCC's nvptx offloading (OpenACC) from the
+# distribution, and Meson (>= 1.4), markdown (for the slides) and matplotlib (for the plots) from
+# PyPI into .venv/.
 # Installs nothing already there. `source .venv/bin/activate` then puts all of it, and nvcc,
 # on PATH.
 set -euo pipefail
@@ -37,6 +38,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing ${missing[*]}"
   $sudo apt-get update -qq
+  updated=yes
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
@@ -46,4 +48,16 @@ fi
 if [ -x "$cuda_bin/nvcc" ] && ! grep -q "$cuda_bin" .venv/bin/activate; then
   echo "export PATH=\"\$PATH:$cuda_bin\"  # nvcc, for Meson (added by tools/install_deps.sh)" >> .venv/bin/activate
 fi
+# Chapter 05's OpenACC stages: GCC offloading to NVIDIA GPUs, the distribution's gcc-N-offload-nvptx
+# for GCC N (it brings libgomp's nvptx plugin). Optional: without it those stages' tests skip.
+gcc_major=$(g++ -dumpversion 2>/dev/null | cut -d. -f1 || true)
+if [ -n "$gcc_major" ] && command -v apt-get >/dev/null &&
+   ! echo 'int main() {}' | g++ -x c++ -fopenacc -foffload=nvptx-none - -o /dev/null 2>/dev/null; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "install_deps: installing gcc-$gcc_major-offload-nvptx (OpenACC on NVIDIA GPUs)"
+  [ -n "${updated:-}" ] || $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "gcc-$gcc_major-offload-nvptx" >/dev/null ||
+    echo "install_deps: gcc-$gcc_major-offload-nvptx did not install: chapter 05's OpenACC stages will skip" >&2
+fi
+
 echo "install_deps: ready (meson $(.venv/bin/meson --version), $(PATH="$PATH:$cuda_bin" nvcc --version | tail -1))"

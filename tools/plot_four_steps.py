@@ -4,16 +4,20 @@ tools/profile_four_steps.sh's profile.
 
 Usage: plot_four_steps.py PREFIX [--markdown]
   PREFIX_four_steps.csv      -> PREFIX_four_steps.png   cell updates per second, CPU and GPU, step by step
+                                                      (and OpenACC, where the run had its stages)
   PREFIX_four_steps_ncu.csv  (if there) the profile table, with --markdown
   --markdown                 print the lesson's tables instead of plotting
 """
 import os
+import re
 
 from plotting import busiest, load, prefix_parser, pyplot, read_lines, run, save
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
     "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
     "4": ("161 (tiling), 135 (+ alignment)", "32")}
+SEED_OPENACC = {"0": "320", "1": "141", "2": "114", "3": "74", "4": "73 (40 with -O0)"}  # the same table, PGI
+SIDES = (("cpu", "CPU (OpenMP)", "tab:blue"), ("acc", "OpenACC", "tab:orange"), ("gpu", "CUDA", "tab:green"))
 STEP_NAMES = ["adaptation", "reduce remote accesses", "merge kernels", "factor computations", "align data / tile (CPU)"]
 UNITS = {"sm__throughput.avg.pct_of_peak_sustained_elapsed": "SM",
          "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM",
@@ -29,15 +33,17 @@ def plot(rows, out):
     plt = pyplot()
     stages = by_stage(rows)
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    width = 0.38
-    for side, shift, color in (("cpu", -width / 2, "tab:blue"), ("gpu", width / 2, "tab:green")):
+    sides = [s for s in SIDES if f"{s[0]}0" in stages]  # the OpenACC stages where the run had them
+    width = 0.8 / len(sides)
+    for k, (side, label, color) in enumerate(sides):
+        shift = (k - (len(sides) - 1) / 2) * width
         xs, ys = [], []
         for step in range(5):
             row = stages.get(f"{side}{step}")
             if row:
                 xs.append(step + shift)
                 ys.append(float(row["mcups"]))
-        bars = ax.bar(xs, ys, width, color=color, label=f"{side.upper()} ({side}0 .. {side}4)")
+        ax.bar(xs, ys, width, color=color, label=f"{label} ({side}0 .. {side}4)")
         for x, y in zip(xs, ys):
             ax.text(x, y * 1.08, f"{y:.0f}", ha="center", fontsize=7)
     if "ref" in stages:
@@ -49,7 +55,7 @@ def plot(rows, out):
     ax.set_xticklabels([f"step {i}\n{name}" for i, name in enumerate(STEP_NAMES)], fontsize=7)
     ax.set_ylabel("million cell updates per second")
     device = rows[0]["device"].split(" (")[0]
-    ax.set_title(f"Yee's vortex, {rows[0]['problem'].split(',')[0]}: 16 CPU cores (OpenMP) and the {device}", fontsize=10)
+    ax.set_title(f"Yee's vortex, {rows[0]['problem'].split(',')[0]}: 16 CPU cores and the {device}", fontsize=10)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     save(fig, out)
@@ -71,6 +77,23 @@ def results_table(rows):
             cells += [f"{float(row['s_per_100_steps']):.3g}", f"{float(row['mcups']):.0f}",
                       f"{float(row['speedup_ref']):.1f}"] if row else ["-", "-", "-"]
         print(f"| {step} {STEP_NAMES[step]} | " + " | ".join(cells) + f" | {SEED[str(step)][0]} | {SEED[str(step)][1]} |")
+
+
+def three_columns_table(rows):
+    """The slides' three columns, CPU, OpenACC and CUDA, from one run that had all three."""
+    stages = by_stage(rows)
+    ref = stages["ref"]
+    print("| step | CPU s / 100 steps | OpenACC s / 100 steps | CUDA s / 100 steps | CPU vs ref | OpenACC vs ref |"
+          " CUDA vs ref | OpenACC Mcups | OpenACC vs the step before | slides' CPU s | slides' OpenACC s | slides' CUDA s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | | | 1 | | | | | {SEED['ref'][0]} | | |")
+    for step in range(5):
+        row = {side: stages[f"{side}{step}"] for side, _, _ in SIDES}
+        seconds = " | ".join(f"{float(row[side]['s_per_100_steps']):.3g}" for side, _, _ in SIDES)
+        speedups = " | ".join(f"{float(row[side]['speedup_ref']):.1f}" for side, _, _ in SIDES)
+        gain = (f"{float(stages[f'acc{step - 1}']['time_s']) / float(row['acc']['time_s']):.2f}x" if step else "")
+        print(f"| {step} {STEP_NAMES[step]} | {seconds} | {speedups} | {float(row['acc']['mcups']):.0f} | {gain} |"
+              f" {SEED[str(step)][0]} | {SEED_OPENACC[str(step)]} | {SEED[str(step)][1]} |")
 
 
 def profile_table(path, rows):
@@ -100,6 +123,21 @@ def profile_table(path, rows):
               f" {first['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% warps active, {busiest(first, UNITS)} |")
 
 
+def kernel_label(name):
+    """A CUDA kernel's own name; for an OpenACC region, which GCC names after the function that
+    holds it, that function and the region's place: acc_for_each_cell's body N (the Nth lambda of
+    the stage's run), or acc_time_step's region N."""
+    if "acc_for_each_cell" in name:
+        mangled = re.search(r"UliiE(\d*)_", name)  # lambdas: UliiE_, UliiE0_, UliiE1_, ...
+        demangled = re.search(r"lambda\(int, int\)#(\d+)", name)
+        n = int(demangled.group(1)) if demangled else (int(mangled.group(1)) + 2 if mangled and mangled.group(1) else 1)
+        return f"region {n}"
+    if "acc_time_step" in name:
+        region = re.search(r"_omp_fn.(\d+)", name)
+        return f"time step region {int(region.group(1)) + 1 if region else '?'}"
+    return name.split("(")[0].split("::")[-1]
+
+
 def ncu_profiles_by_kernel(path):
     """{(stage, kernel #n name): (labels, metrics)}: every kernel of a stage's profiled step."""
     import csv
@@ -111,7 +149,7 @@ def ncu_profiles_by_kernel(path):
             header = next(csv.reader([line]))
         elif line.startswith('"') and stage:
             row = dict(zip(header, next(csv.reader([line]))))
-            key = (stage, f"{row['ID']} {row['Kernel Name'].split('(')[0].split('::')[-1]}")
+            key = (stage, f"{row['ID']} {kernel_label(row['Kernel Name'])}")
             profiles.setdefault(key, ({}, {}))[1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
     return profiles
 
@@ -122,7 +160,10 @@ def main(argv):
     prefix, markdown = args.prefix, args.markdown
     rows = load(prefix + "_four_steps.csv")
     if markdown:
-        results_table(rows)
+        if any(r["stage"] == "acc0" for r in rows):
+            three_columns_table(rows)
+        else:
+            results_table(rows)
         if os.path.exists(prefix + "_four_steps_ncu.csv"):
             print()
             profile_table(prefix + "_four_steps_ncu.csv", rows)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 05-four-steps' Nsight Compute profile: every kernel of one time step (the time step's
-# two kernels and three Runge-Kutta stages) of each GPU stage at 2001^2, run through vortex,
+# two kernels and three Runge-Kutta stages) of each GPU stage (CUDA, and OpenACC where the build
+# has it) at 2001^2, run through vortex,
 # written as NAME_four_steps_ncu.csv (the lesson's table: tools/plot_four_steps.py PREFIX --markdown).
 #   usage: tools/profile_four_steps.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_four_steps.sh build /tmp/r h200
 set -euo pipefail
@@ -25,8 +26,13 @@ for metric in ${wanted//,/ }; do
 done
 # Kernels per time step: 2 for the time step, then 8 (steps 0, 1) or 4 (steps 2 to 4) per
 # Runge-Kutta stage, 3 stages. The timed range's first step is its warm-up run.
-for stage in gpu0 gpu1 gpu2 gpu3 gpu4; do
-  case $stage in gpu0|gpu1) kernels=26 ;; *) kernels=14 ;; esac
+# The OpenACC stages' regions are as many, where this build has them (GCC's offloading).
+stages="gpu0 gpu1 gpu2 gpu3 gpu4"
+if "$vortex" --stage acc0 --size 8 --steps 1 --check-steps 1 --repeats 1 > /dev/null 2>&1; then
+  stages+=" acc0 acc1 acc2 acc3 acc4"
+fi
+for stage in $stages; do
+  case $stage in gpu0|gpu1|acc0|acc1) kernels=26 ;; *) kernels=14 ;; esac
   echo "# stage $stage, 2001^2, one time step"
   ncu --metrics "$metrics" --csv --nvtx --nvtx-include "$stage: timed/" -c "$kernels" \
     "$vortex" --stage "$stage" --steps 1 --check-steps 1 --repeats 1 2>&1 | grep '^"'

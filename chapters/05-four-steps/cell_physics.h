@@ -10,6 +10,10 @@
 
 #ifdef __CUDACC__
 #define HD __host__ __device__ __forceinline__
+#elif defined(_OPENACC)
+// GCC's OpenACC pass (the acc stages): a function called in a compute region must be compiled
+// for the GPU too; inlined into the region, it is (CUDA's __forceinline__, in GCC's words).
+#define HD inline __attribute__((always_inline))
 #else
 #define HD inline
 #endif

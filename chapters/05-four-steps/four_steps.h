@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "device.h"
@@ -56,7 +57,8 @@ struct Clock {
 
 // What a stage's file hands over, as `const FourStepsCode four_steps_<stage>`. run advances the
 // state q by `steps` time steps, using `work` (work_planes planes of the mesh) and the clock;
-// a GPU stage gets device pointers and works on the default stream, a CPU stage host pointers.
+// a CUDA stage gets device pointers and works on the default stream, a CPU stage host pointers,
+// and so does an OpenACC stage, whose data region takes them to the GPU and back.
 struct FourStepsCode {
   void (*run)(const Problem& p, double* q, double* work, Clock* clock, int steps);
   int work_planes;
@@ -70,6 +72,10 @@ struct FourStepsStage : tut::StageInfo {
 #define STAGE(name, ...) extern const FourStepsCode four_steps_##name;
 #include "four_steps.stages"
 #undef STAGE
+
+// Why this program cannot run the acc stages (OpenACC), or "" when it can: a build without GCC's
+// nvptx offloading (the stages are not compiled), or OpenACC finding no NVIDIA GPU.
+std::string openacc_unavailable();
 
 const std::vector<const FourStepsStage*>& four_steps_stages();
 
@@ -98,7 +104,7 @@ double density_error_l1(const Mesh& m, const double* q, const double* exact);
 std::vector<double> cells_of(const Mesh& m, const double* q);
 
 // A stage set up to run: the state, workspace and clock where the stage works (device memory for
-// a GPU stage), with rows padded as the stage asks. States go in and come out without padding.
+// a CUDA stage), with rows padded as the stage asks. States go in and come out without padding.
 class StageRun {
  public:
   StageRun(const FourStepsStage& stage, const Problem& problem);  // allocates; problem.mesh unpadded
@@ -116,6 +122,7 @@ class StageRun {
  private:
   const FourStepsStage& stage_;
   Problem problem_;
+  bool device_memory_;  // a CUDA stage's arrays are on the GPU
   double *q_ = nullptr, *work_ = nullptr;
   Clock* clock_ = nullptr;
 };

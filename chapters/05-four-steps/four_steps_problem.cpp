@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check.h"
+#include "cli.h"
 #include "four_steps.h"
 
 namespace {
@@ -13,8 +14,22 @@ constexpr double kSide = 10, kStrength = 5, kPi = 3.14159265358979323846;
 
 }  // namespace
 
+// A stage's code; an acc stage's only where the build compiled it (TUT_OPENACC: GCC offloads to
+// nvptx), else none: the stage is listed, and says why it cannot run.
+#define FOUR_STEPS_CODE_cpu(name) four_steps_##name
+#define FOUR_STEPS_CODE_gpu(name) four_steps_##name
+#if TUT_OPENACC
+#define FOUR_STEPS_CODE_acc(name) four_steps_##name
+#else
+#define FOUR_STEPS_CODE_acc(name) FourStepsCode{}
+std::string openacc_unavailable() {
+  return "no OpenACC offloading compiler in this build: apt-get install gcc-" + std::to_string(__GNUC__) +
+         "-offload-nvptx (for this GCC " + std::to_string(__GNUC__) + "), then meson setup --reconfigure on the build";
+}
+#endif
+
 const std::vector<const FourStepsStage*>& four_steps_stages() {
-#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("05-four-steps", file)}, four_steps_##name},
+#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("05-four-steps", file)}, FOUR_STEPS_CODE_##side(name)},
   static const FourStepsStage all[] = {
 #include "four_steps.stages"
   };
@@ -85,13 +100,15 @@ std::vector<double> cells_of(const Mesh& m, const double* q) {
   return cells;
 }
 
-StageRun::StageRun(const FourStepsStage& stage, const Problem& problem) : stage_(stage), problem_(problem) {
+StageRun::StageRun(const FourStepsStage& stage, const Problem& problem)
+    : stage_(stage), problem_(problem), device_memory_(stage.side == tut::Side::gpu) {
+  if (!stage.code.run) throw tut::UsageError(std::string("stage ") + stage.name + " cannot run: " + openacc_unavailable());
   if (stage.code.row_align < 1)
     throw std::logic_error(std::string("stage ") + stage.name + " pads its rows to a multiple of " +
                            std::to_string(stage.code.row_align) + " doubles -> edit " + stage.source);
   problem_.mesh = make_mesh(problem.mesh.nx, problem.mesh.ny, stage.code.row_align);
   const size_t state = kVars * problem_.mesh.plane(), work = stage.code.work_planes * problem_.mesh.plane();
-  if (stage.on_device()) {
+  if (device_memory_) {
     tut::require_device_memory((state + work) * sizeof(double), "the state and the stage's workspace");
     CUDA_CHECK(cudaMalloc(&q_, state * sizeof(double)));
     CUDA_CHECK(cudaMalloc(&work_, work * sizeof(double)));
@@ -105,7 +122,7 @@ StageRun::StageRun(const FourStepsStage& stage, const Problem& problem) : stage_
 }
 
 StageRun::~StageRun() {
-  if (stage_.on_device()) {
+  if (device_memory_) {
     cudaFree(q_);
     cudaFree(work_);
     cudaFree(clock_);
@@ -125,7 +142,7 @@ void StageRun::reset(const std::vector<double>& q) {
       for (int i = 0; i < m.nx; ++i) padded[v * m.plane() + size_t(j) * m.pitch + i] = q[(size_t(v) * m.ny + j) * m.nx + i];
   const size_t work = stage_.code.work_planes * m.plane();
   const Clock start;
-  if (stage_.on_device()) {
+  if (device_memory_) {
     CUDA_CHECK(cudaMemcpy(q_, padded.data(), padded.size() * sizeof(double), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(work_, 0xff, work * sizeof(double)));  // all bits set: a NaN
     CUDA_CHECK(cudaMemcpy(clock_, &start, sizeof start, cudaMemcpyHostToDevice));
@@ -140,7 +157,7 @@ void StageRun::advance(int steps) { stage_.code.run(problem_, q_, work_, clock_,
 
 double StageRun::time() const {
   Clock c;
-  if (stage_.on_device())
+  if (device_memory_)
     CUDA_CHECK(cudaMemcpy(&c, clock_, sizeof c, cudaMemcpyDeviceToHost));
   else
     c = *clock_;
@@ -150,7 +167,7 @@ double StageRun::time() const {
 std::vector<double> StageRun::state() const {
   const Mesh& m = problem_.mesh;
   std::vector<double> padded(kVars * m.plane());
-  if (stage_.on_device())
+  if (device_memory_)
     CUDA_CHECK(cudaMemcpy(padded.data(), q_, padded.size() * sizeof(double), cudaMemcpyDeviceToHost));
   else
     std::copy(q_, q_ + padded.size(), padded.begin());

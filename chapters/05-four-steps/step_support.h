@@ -49,6 +49,7 @@ const dim3 kCellBlock(32, 4);
 inline dim3 cell_grid(const Mesh& m) { return dim3(blocks_for(m.nx, kCellBlock.x), blocks_for(m.ny, kCellBlock.y)); }
 #endif
 
+#ifndef _OPENACC  // (GCC's OpenACC pass compiles without OpenMP)
 // The CPU side of the ONERA protocol: what a kernel does for its thread's cell (i, j), an OpenMP
 // loop does for every cell: rows shared among the threads of the calling team (outside a
 // parallel region, all rows by the one thread), the cells of a row as SIMD lanes.
@@ -59,6 +60,7 @@ void for_each_cell(const Mesh& m, Body body) {
 #pragma omp simd
     for (int i = 0; i < m.nx; ++i) body(i, j);
 }
+#endif
 
 #ifdef __CUDACC__
 // The GPU side: the thread's cell (i, j), or false for a thread past the mesh's edge.
@@ -67,6 +69,32 @@ __device__ __forceinline__ bool thread_cell(const Mesh& m, int& i, int& j) {
   j = blockIdx.y * blockDim.y + threadIdx.y;
   return i < m.nx && j < m.ny;
 }
+#endif
+
+#ifdef _OPENACC
+// The OpenACC side (GCC compiles each step file a second time, as C++ with -fopenacc, for its
+// acc stage): the same body for every cell, in one compute region on the GPU, rows over gangs,
+// the cells of a row over a gang's vector lanes. The arrays are device memory already (the
+// stage gets cudaMalloc'ed pointers, as a CUDA stage does), so there is nothing to copy: the body
+// captures them by value, and the region takes a private copy of the body (firstprivate).
+// The body, a lambda, must be compiled for the GPU too: inlined into the region, it is; so its
+// lambdas say ACC_INLINE ([=](int i, int j) ACC_INLINE { ... }).
+#define ACC_INLINE __attribute__((always_inline))
+template <class Body>
+void acc_for_each_cell(const Mesh& m, Body body) {
+  const int nx = m.nx, ny = m.ny;
+#pragma acc parallel loop gang firstprivate(body)
+  for (int j = 0; j < ny; ++j) {
+#pragma acc loop vector
+    for (int i = 0; i < nx; ++i) body(i, j);
+  }
+}
+// The time step: the largest rate as an OpenACC max reduction (its result comes back to the
+// host), then dt and t set in the clock on the GPU by a region of one gang. q and clock are
+// device addresses (inside the stage's host_data region).
+void acc_time_step(const Problem& p, const double* q, Clock* clock);
+// Step 3's acc stage (step3_factor.cu), which acc4 reruns on padded rows.
+void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps);
 #endif
 
 // Step 3's kernels (step3_factor.cu), which step 4 reruns on rows padded to the warp, and the

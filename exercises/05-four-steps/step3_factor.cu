@@ -1,8 +1,8 @@
 // Exercise skeleton generated from solutions/05-four-steps/step3_factor.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
-// Step 3, factor computations: cpu3, gpu3.
-//   run:  build-ex/chapters/05-four-steps/vortex --stage cpu2,cpu3,gpu2,gpu3
-//   test: meson test -C build-ex four-steps-cpu3 four-steps-gpu3 --print-errorlogs
+// Step 3, factor computations: cpu3, gpu3, acc3.
+//   run:  build-ex/chapters/05-four-steps/vortex --stage cpu2,cpu3,gpu2,gpu3,acc2,acc3
+//   test: meson test -C build-ex four-steps-cpu3 four-steps-gpu3 four-steps-acc3 --print-errorlogs
 // Step 2's four passes with the arithmetic rewritten: a division costs many multiplications (on
 // the GPU a double division is a software sequence of a reciprocal and corrections), so every
 // quotient by the same value becomes one inverse and products: 1/rho once per cell, 1/dx and
@@ -74,6 +74,8 @@ HD void integral_and_update(const Mesh& m, RungeKuttaStage rk, double dt, const 
   }
 }
 
+#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
+
 // --- CPU: one OpenMP region around the whole time loop; each pass an `omp for` ---------------
 
 void run_cpu3(const Problem& p, double* q, double* work, Clock* clock, int steps) {
@@ -117,8 +119,11 @@ __global__ void integral_and_update_kernel(Mesh m, RungeKuttaStage rk, const Clo
   if (thread_cell(m, i, j)) integral_and_update(m, rk, clock->dt, u, in, flux_x, flux_y, out, i, j);
 }
 
+#endif
+
 }  // namespace
 
+#ifndef _OPENACC
 // Step 4 runs these kernels again, on rows padded to the warp (step4_align.cu).
 void run_factored_kernels(const Problem& p, double* q, double* work, Clock* clock, int steps) {
   const Mesh& m = p.mesh;
@@ -140,3 +145,30 @@ void run_factored_kernels(const Problem& p, double* q, double* work, Clock* cloc
 
 const FourStepsCode four_steps_cpu3{run_cpu3, kFactoredWorkPlanes};
 const FourStepsCode four_steps_gpu3{run_factored_kernels, kFactoredWorkPlanes};
+#else  // GCC's OpenACC pass over this file: the acc stage
+
+// --- OpenACC: step 2's regions, on the factored cells; step 4 runs them again on padded rows ---
+void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  const Mesh m = p.mesh;
+  const Gas g = p.gas;
+  const size_t state = kVars * m.plane(), scratch = kFactoredWorkPlanes * m.plane();
+#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
+#pragma acc host_data use_device(q, work, clock)
+  {
+    const Work w = work_planes(m, work);
+    for (int n = 0; n < steps; ++n) {
+      acc_time_step(p, q, clock);
+      for (int s = 0; s < 3; ++s) {
+        const StageBuffers b = stage_buffers(m, q, work, s);
+        const RungeKuttaStage rk = kRungeKutta[s];
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { local_viscosity(m, g, b.in, w.mu, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_x(m, g, b.in, w.mu, w.flux_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_y(m, g, b.in, w.mu, w.flux_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { integral_and_update(m, rk, clock->dt, q, b.in, w.flux_x, w.flux_y, b.out, i, j); });
+      }
+    }
+  }
+}
+
+const FourStepsCode four_steps_acc3{run_factored_acc, kFactoredWorkPlanes};
+#endif

@@ -1,11 +1,14 @@
-// Step 0, adaptation: the code as it first runs in parallel. ref, cpu0, gpu0.
-//   run:  build/chapters/05-four-steps/vortex --stage ref,cpu0,gpu0
-//   test: meson test -C build four-steps-ref four-steps-cpu0 four-steps-gpu0 --print-errorlogs
+// Step 0, adaptation: the code as it first runs in parallel. ref, cpu0, gpu0, acc0.
+//   run:  build/chapters/05-four-steps/vortex --stage ref,cpu0,gpu0,acc0
+//   test: meson test -C build four-steps-ref four-steps-cpu0 four-steps-gpu0 four-steps-acc0 --print-errorlogs
 // Each Runge-Kutta stage is eight operations, each a pass over the mesh, as the ONERA code lists
 // them: convective fluxes in x, in y, their integral; local viscosity; viscous fluxes in x, in
 // y, their integral; the Runge-Kutta update. A pass is a function of one cell (or face) called
 // from an OpenMP loop (rows over threads, SIMD along a row) or from a CUDA kernel (one thread
-// per cell, data resident on the GPU for the whole run). ref is the CPU code on one core.
+// per cell, data resident on the GPU for the whole run), or from an OpenACC compute region
+// (acc0: rows over gangs, a row's cells over vector lanes; a data region around the time loop
+// keeps the arrays on the GPU; GCC compiles this file a second time, with -fopenacc, for it).
+// ref is the CPU code on one core.
 // What still limits it: every value goes through memory, the integrals add into the residual in
 // memory one face at a time, and nothing tells the compiler that the arrays do not overlap.
 #include "check.h"
@@ -99,6 +102,8 @@ HD void runge_kutta_update(const Mesh& m, RungeKuttaStage rk, const Clock* clock
   }
 }
 
+#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
+
 // --- CPU: one OpenMP region around the whole time loop; each pass an `omp for` ------------------
 
 void run_on_host(const Problem& p, double* q, double* work, Clock* clock, int steps, bool threads) {
@@ -187,8 +192,45 @@ void run_gpu0(const Problem& p, double* q, double* work, Clock* clock, int steps
   CUDA_CHECK_LAUNCH();
 }
 
+#else  // GCC's OpenACC pass over this file: the acc stage
+
+// --- OpenACC: a data region around the time loop; each pass one compute region -----------------
+// The state and the clock go to the GPU once per run and come back at its end (copy), the
+// workspace lives only there (create); host_data hands the regions the arrays' GPU addresses. A
+// pass is a parallel loop: rows over gangs, a row's cells over vector lanes (acc_for_each_cell).
+void run_acc0(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  const Mesh m = p.mesh;
+  const Gas g = p.gas;
+  const size_t state = kVars * m.plane(), scratch = kWorkPlanes * m.plane();
+#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
+#pragma acc host_data use_device(q, work, clock)
+  {
+    const Work w = work_planes(m, work);
+    for (int n = 0; n < steps; ++n) {
+      acc_time_step(p, q, clock);
+      for (int s = 0; s < 3; ++s) {
+        const StageBuffers b = stage_buffers(m, q, work, s);
+        const RungeKuttaStage rk = kRungeKutta[s];
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_flux_x(m, g, b.in, w.convective_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_flux_y(m, g, b.in, w.convective_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_integral(m, w.convective_x, w.convective_y, w.residual, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { local_viscosity(m, g, b.in, w.mu, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_flux_x(m, g, b.in, w.mu, w.viscous_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_flux_y(m, g, b.in, w.mu, w.viscous_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_integral(m, w.viscous_x, w.viscous_y, w.residual, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { runge_kutta_update(m, rk, clock, q, b.in, w.residual, b.out, i, j); });
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
+#ifndef _OPENACC
 const FourStepsCode four_steps_ref{run_ref, kWorkPlanes};
 const FourStepsCode four_steps_cpu0{run_cpu0, kWorkPlanes};
 const FourStepsCode four_steps_gpu0{run_gpu0, kWorkPlanes};
+#else
+const FourStepsCode four_steps_acc0{run_acc0, kWorkPlanes};
+#endif

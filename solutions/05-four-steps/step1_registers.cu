@@ -1,6 +1,6 @@
-// Step 1, reduce remote accesses: cpu1, gpu1.
-//   run:  build/chapters/05-four-steps/vortex --stage cpu0,cpu1,gpu0,gpu1
-//   test: meson test -C build four-steps-cpu1 four-steps-gpu1 four-steps-gpu1-idea --print-errorlogs
+// Step 1, reduce remote accesses: cpu1, gpu1, acc1.
+//   run:  build/chapters/05-four-steps/vortex --stage cpu0,cpu1,gpu0,gpu1,acc0,acc1
+//   test: meson test -C build four-steps-cpu1 four-steps-gpu1 four-steps-gpu1-idea four-steps-acc1 --print-errorlogs
 // Step 0's eight passes, with what a pass reuses held in registers: the integrals add the four
 // faces into a local value and store the residual once (step 0 wrote it to memory after every
 // face), the update reads dt once (step 0 read it again after every store, since the store
@@ -95,6 +95,8 @@ HD void runge_kutta_update(const Mesh& m, RungeKuttaStage rk, const Clock* __res
   }
 }
 
+#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
+
 // --- CPU: one OpenMP region around the whole time loop; each pass an `omp for` ---------------
 
 void run_cpu1(const Problem& p, double* q, double* work, Clock* clock, int steps) {
@@ -177,7 +179,41 @@ void run_gpu1(const Problem& p, double* q, double* work, Clock* clock, int steps
   CUDA_CHECK_LAUNCH();
 }
 
+#else  // GCC's OpenACC pass over this file: the acc stage
+
+// --- OpenACC: step 0's data region and compute regions, on this file's cells ---------------------
+void run_acc1(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  const Mesh m = p.mesh;
+  const Gas g = p.gas;
+  const size_t state = kVars * m.plane(), scratch = kWorkPlanes * m.plane();
+#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
+#pragma acc host_data use_device(q, work, clock)
+  {
+    const Work w = work_planes(m, work);
+    for (int n = 0; n < steps; ++n) {
+      acc_time_step(p, q, clock);
+      for (int s = 0; s < 3; ++s) {
+        const StageBuffers b = stage_buffers(m, q, work, s);
+        const RungeKuttaStage rk = kRungeKutta[s];
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_flux_x(m, g, b.in, w.convective_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_flux_y(m, g, b.in, w.convective_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { convective_integral(m, w.convective_x, w.convective_y, w.residual, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { local_viscosity(m, g, b.in, w.mu, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_flux_x(m, g, b.in, w.mu, w.viscous_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_flux_y(m, g, b.in, w.mu, w.viscous_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { viscous_integral(m, w.viscous_x, w.viscous_y, w.residual, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { runge_kutta_update(m, rk, clock, q, b.in, w.residual, b.out, i, j); });
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
+#ifndef _OPENACC
 const FourStepsCode four_steps_cpu1{run_cpu1, kWorkPlanes};
 const FourStepsCode four_steps_gpu1{run_gpu1, kWorkPlanes};
+#else
+const FourStepsCode four_steps_acc1{run_acc1, kWorkPlanes};
+#endif

@@ -1,6 +1,6 @@
-// Step 2, merge kernels: cpu2, gpu2.
-//   run:  build/chapters/05-four-steps/vortex --stage cpu1,cpu2,gpu1,gpu2
-//   test: meson test -C build four-steps-cpu2 four-steps-gpu2 --print-errorlogs
+// Step 2, merge kernels: cpu2, gpu2, acc2.
+//   run:  build/chapters/05-four-steps/vortex --stage cpu1,cpu2,gpu1,gpu2,acc1,acc2
+//   test: meson test -C build four-steps-cpu2 four-steps-gpu2 four-steps-acc2 --print-errorlogs
 // Passes with the same memory pattern become one: the local viscosity; the fluxes in x, the
 // convective and the viscous flux of a face added in one pass, stored once; the same in y; the
 // integral and the Runge-Kutta update, which read the same cell. Eight passes per Runge-Kutta
@@ -71,6 +71,8 @@ HD void integral_and_update(const Mesh& m, RungeKuttaStage rk, double dt, const 
   }
 }
 
+#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
+
 // --- CPU: one OpenMP region around the whole time loop; each pass an `omp for` ---------------
 
 void run_cpu2(const Problem& p, double* q, double* work, Clock* clock, int steps) {
@@ -132,7 +134,37 @@ void run_gpu2(const Problem& p, double* q, double* work, Clock* clock, int steps
   CUDA_CHECK_LAUNCH();
 }
 
+#else  // GCC's OpenACC pass over this file: the acc stage
+
+// --- OpenACC: four regions per Runge-Kutta stage; dt read on the GPU, as the kernels read it ---
+void run_acc2(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  const Mesh m = p.mesh;
+  const Gas g = p.gas;
+  const size_t state = kVars * m.plane(), scratch = kWorkPlanes * m.plane();
+#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
+#pragma acc host_data use_device(q, work, clock)
+  {
+    const Work w = work_planes(m, work);
+    for (int n = 0; n < steps; ++n) {
+      acc_time_step(p, q, clock);
+      for (int s = 0; s < 3; ++s) {
+        const StageBuffers b = stage_buffers(m, q, work, s);
+        const RungeKuttaStage rk = kRungeKutta[s];
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { local_viscosity(m, g, b.in, w.mu, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_x(m, g, b.in, w.mu, w.flux_x, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_y(m, g, b.in, w.mu, w.flux_y, i, j); });
+        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { integral_and_update(m, rk, clock->dt, q, b.in, w.flux_x, w.flux_y, b.out, i, j); });
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace
 
+#ifndef _OPENACC
 const FourStepsCode four_steps_cpu2{run_cpu2, kWorkPlanes};
 const FourStepsCode four_steps_gpu2{run_gpu2, kWorkPlanes};
+#else
+const FourStepsCode four_steps_acc2{run_acc2, kWorkPlanes};
+#endif

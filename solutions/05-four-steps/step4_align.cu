@@ -1,9 +1,9 @@
-// Step 4, align data (GPU) and tile (CPU): cpu4, gpu4.
-//   run:  build/chapters/05-four-steps/vortex --stage cpu3,cpu4,gpu3,gpu4
-//   test: meson test -C build four-steps-cpu4 four-steps-gpu4 --print-errorlogs
-// GPU: step 3's kernels, on rows padded to a multiple of 32 doubles, so that every row starts
-// on a 256-byte boundary and a warp's 32 cells of a row are two whole 128-byte lines (rows of
-// 2001 doubles start anywhere, and most warps touch a third line).
+// Step 4, align data (GPU) and tile (CPU): cpu4, gpu4, acc4.
+//   run:  build/chapters/05-four-steps/vortex --stage cpu3,cpu4,gpu3,gpu4,acc3,acc4
+//   test: meson test -C build four-steps-cpu4 four-steps-gpu4 four-steps-acc4 --print-errorlogs
+// GPU: step 3's kernels (gpu4) or OpenACC regions (acc4), on rows padded to a multiple of 32
+// doubles, so that every row starts on a 256-byte boundary and a warp's 32 cells of a row are
+// two whole 128-byte lines (rows of 2001 doubles start anywhere, and most warps touch a third).
 // CPU: the mesh in tiles of a fixed size, each thread taking whole tiles and doing all four
 // passes on a tile before the next: the viscosity, primitive values and face fluxes of a tile
 // live in a small scratch area that stays in the core's cache, and never go to memory; only the
@@ -11,6 +11,7 @@
 // computed by both tiles beside them.
 #include "step_support.h"
 
+#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
 namespace {
 
 constexpr int kTileX = 64, kTileY = 16;  // cells; the scratch of a tile is about 120 KiB
@@ -103,3 +104,10 @@ const FourStepsCode four_steps_cpu4{run_cpu4, kRungeKuttaPlanes};
 // EXERCISE: step 3's kernels with rows padded to a multiple of the warp's 32 (the last field)
 // SKELETON: const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 0};
 const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 32};
+
+#else  // GCC's OpenACC pass over this file: the acc stage, step 3's regions on padded rows
+// EXERCISE: step 3's regions with rows padded to a multiple of the warp's 32 (the last field)
+// SKELETON: const FourStepsCode four_steps_acc4{run_factored_acc, kFactoredWorkPlanes, 0};
+const FourStepsCode four_steps_acc4{run_factored_acc, kFactoredWorkPlanes, 32};
+
+#endif  // _OPENACC
