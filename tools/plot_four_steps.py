@@ -51,6 +51,7 @@ def plot(rows, out):
         ax.axhline(ref, color="grey", linestyle="--", linewidth=0.8)
         ax.text(4.5, ref * 1.12, f"ref, one core: {ref:.1f}", fontsize=8, ha="right")
     ax.set_yscale("log")
+    ax.set_ylim(top=ax.get_ylim()[1] * 4)  # room for the legend above the bars
     ax.set_xticks(range(5))
     ax.set_xticklabels([f"step {i}\n{name}" for i, name in enumerate(STEP_NAMES)], fontsize=7)
     ax.set_ylabel("million cell updates per second")
@@ -124,17 +125,14 @@ def profile_table(path, rows):
 
 
 def kernel_label(name):
-    """A CUDA kernel's own name; for an OpenACC region, which GCC names after the function that
-    holds it, that function and the region's place: acc_for_each_cell's body N (the Nth lambda of
-    the stage's run), or acc_time_step's region N."""
-    if "acc_for_each_cell" in name:
-        mangled = re.search(r"UliiE(\d*)_", name)  # lambdas: UliiE_, UliiE0_, UliiE1_, ...
-        demangled = re.search(r"lambda\(int, int\)#(\d+)", name)
-        n = int(demangled.group(1)) if demangled else (int(mangled.group(1)) + 2 if mangled and mangled.group(1) else 1)
-        return f"region {n}"
+    """A CUDA kernel's own name; an OpenACC region, which GCC names after the function that holds
+    it, by its place: pass N (acc_for_each_cell's body from the Nth lambda of the stage's run, in
+    the order of the passes), or the time step's region N."""
+    if "acc_for_each_cell" in name:  # "... [lambda(int, int) (instance N)] ..." as Nsight demangles it
+        return "pass " + re.search(r"\(instance (\d+)\)", name).group(1)
     if "acc_time_step" in name:
-        region = re.search(r"_omp_fn.(\d+)", name)
-        return f"time step region {int(region.group(1)) + 1 if region else '?'}"
+        region = int(re.search(r"_omp_fn.(\d+)", name).group(1)) + 1
+        return f"time step region {region}"
     return name.split("(")[0].split("::")[-1]
 
 

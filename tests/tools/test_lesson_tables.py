@@ -60,6 +60,18 @@ def read_csv(path):
         return Source(path, list(csv.DictReader(f)))
 
 
+def kernel_name(name):
+    """A CUDA kernel's name without its arguments; an OpenACC region of chapter 05 (GCC names it
+    after its function) as "pass N" (the Nth lambda of the stage's run) or "time step region N"."""
+    instance = re.search(r"acc_for_each_cell.*\(instance (\d+)\)", name)
+    if instance:
+        return f"pass {instance.group(1)}"
+    region = re.search(r"acc_time_step.*_omp_fn.(\d+)", name)
+    if region:
+        return f"time step region {int(region.group(1)) + 1}"
+    return name.split("(")[0].split("::")[-1]
+
+
 def read_ncu(path):
     """An Nsight Compute CSV as one row per kernel launch: its ID, short kernel name, metrics (numbers)
     and the labels of the "# key value, key value" line the bench script wrote before it (if any)."""
@@ -74,8 +86,7 @@ def read_ncu(path):
         elif line.startswith('"') and header:
             r = dict(zip(header, next(csv.reader([line]))))
             key = (labels.get("profile"), r["ID"])
-            row = rows.setdefault(key, {**labels, "ID": r["ID"],
-                                        "kernel": r["Kernel Name"].split("(")[0].split("::")[-1]})
+            row = rows.setdefault(key, {**labels, "ID": r["ID"], "kernel": kernel_name(r["Kernel Name"])})
             try:
                 row[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
             except ValueError:
@@ -168,6 +179,7 @@ MATMUL = "chapters/02-matmul/results/h200_matmul.csv"
 POISSON = "chapters/03-poisson/results/h200"
 PM = "chapters/04-particle-mesh/results/h200"
 FOUR = "chapters/05-four-steps/results/h200_four_steps.csv"
+FOUR_ACC = "chapters/05-four-steps/results/h100_four_steps.csv"
 
 
 # chapter 00: device_info's properties (device 0), bandwidth at three sizes, the measured ceilings
@@ -406,18 +418,19 @@ FOUR_UNITS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__through
 
 
 def four(column, side):
-    """A column of the step's CPU or GPU stage (ref for the ref row)."""
+    """A column of the step's CPU, CUDA (gpu) or OpenACC (acc) stage (ref for the ref row)."""
     def value(k, s):
         stage = "ref" if k["step"] == "ref" else side + k["step"]
-        if k["step"] == "ref" and side == "gpu":
+        if k["step"] == "ref" and side != "cpu":
             return None
         return s.num(column, stage=stage)
     return value
 
 
 def four_gain(side):
-    """The step's gain: the step before's time over this one's."""
-    return lambda k, s: (s.num("time_s", stage=f"{side}{int(k['step']) - 1}") / s.num("time_s", stage=f"{side}{k['step']}"))
+    """The step's gain: the step before's time over this one's (none for ref and step 0)."""
+    return lambda k, s: (None if k["step"] in ("ref", "0") else
+                         s.num("time_s", stage=f"{side}{int(k['step']) - 1}") / s.num("time_s", stage=f"{side}{k['step']}"))
 
 
 def four_profile(what):
@@ -436,7 +449,8 @@ def four_profile(what):
         first = launches[0]
         return {"kernels": len(ks), "ms": time / 1e6, "dram": dram / FOUR_CELLS, "flops": flops / FOUR_CELLS,
                 "intensity": flops / dram,
-                "top": [len(launches), 100 * sum(r["gpu__time_duration.sum"] for r in launches) / time,
+                "top": [*(int(n) for n in re.findall(r"\d+", first["kernel"]) if first["kernel"].startswith("pass")),
+                        len(launches), 100 * sum(r["gpu__time_duration.sum"] for r in launches) / time,
                         first["launch__registers_per_thread"], first["sm__warps_active.avg.pct_of_peak_sustained_active"],
                         busiest(first, FOUR_UNITS)]}[what]
     return value
@@ -682,6 +696,19 @@ TABLES = [
         Col("H200", four_gain("gpu"), 2), Col("our 16 cores", four_gain("cpu"), 2)]),
     Table("chapters/05-four-steps/README.md", "Nsight Compute, one time step", "(`results/h200_four_steps_ncu.csv`",
           "chapters/05-four-steps/results/h200_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=[
+              Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
+              Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
+              Col("flop / DRAM byte", four_profile("intensity"), 2),
+              Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]),
+    Table("chapters/05-four-steps/README.md", "three columns", "## The third column: OpenACC", FOUR_ACC, step_key, [
+        Col("CPU s / 100 steps", four("s_per_100_steps", "cpu"), "3g"),
+        Col("OpenACC s / 100 steps", four("s_per_100_steps", "acc"), "3g"),
+        Col("CUDA s / 100 steps", four("s_per_100_steps", "gpu"), "3g"),
+        Col("CPU vs ref", four("speedup_ref", "cpu"), 1), Col("OpenACC vs ref", four("speedup_ref", "acc"), 1),
+        Col("CUDA vs ref", four("speedup_ref", "gpu"), 1), Col("OpenACC Mcups", four("mcups", "acc"), 0),
+        Col("OpenACC vs the step before", four_gain("acc"), 2)]),
+    Table("chapters/05-four-steps/README.md", "Nsight Compute, OpenACC and CUDA", "`results/h100_four_steps_ncu.csv`;",
+          "chapters/05-four-steps/results/h100_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=[
               Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
               Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
               Col("flop / DRAM byte", four_profile("intensity"), 2),
