@@ -24,15 +24,16 @@
 namespace tut {
 
 // multigpu: the stage's tests need two GPUs; acc: OpenACC on a GPU, built only where the C++
-// compiler offloads to NVIDIA GPUs (GCC with nvptx offloading)
-enum class Side { cpu, gpu, multigpu, acc };
+// compiler offloads to NVIDIA GPUs (GCC with nvptx offloading); mpi: on the CPU, over MPI
+// processes, built only where MPI is found
+enum class Side { cpu, gpu, multigpu, acc, mpi };
 
 struct StageInfo {
   const char* name;    // "v0_omp": the same in --stage, the Meson test, the GoogleTest case, the lesson
   const char* idea;    // its one change, for tables
   Side side;
   const char* source;  // the file to edit: "exercises/01-heat/v0_omp.cpp" (or solutions/...)
-  bool on_device() const { return side != Side::cpu; }
+  bool on_device() const { return side != Side::cpu && side != Side::mpi; }
 };
 
 // What a stage's file hands over where a CPU stage and a GPU stage differ in signature: a CPU

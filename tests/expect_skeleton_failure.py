@@ -3,14 +3,19 @@
 those tests fail as a student should see them fail: a plain test failure (no crash, no hang)
 whose messages name every file to edit. Exit 77 (no GPU) is passed on as a skip.
 
-Usage: expect_skeleton_failure.py TEST_PROGRAM FILE [FILE ...]
+Usage: expect_skeleton_failure.py [--launch CMD,ARG,...] TEST_PROGRAM FILE [FILE ...]
+  --launch  the command that starts the program (mpirun and its arguments, for MPI stages)
 """
 import subprocess
 import sys
 
-program, files = sys.argv[1], sys.argv[2:]
+args = sys.argv[1:]
+launch = []
+if args[:1] == ["--launch"]:
+    launch, args = args[1].split(","), args[2:]
+program, files = args[0], args[1:]
 try:
-    run = subprocess.run([program, "--gtest_filter=-SuiteRejects*"], capture_output=True, text=True, timeout=100)
+    run = subprocess.run([*launch, program, "--gtest_filter=-SuiteRejects*"], capture_output=True, text=True, timeout=100)
 except subprocess.TimeoutExpired:
     sys.exit(f"FAIL: the skeletons' tests hang ({program})")
 output = run.stdout + run.stderr

@@ -6,6 +6,8 @@ Usage: plot_four_steps.py PREFIX [--markdown]
   PREFIX_four_steps.csv      -> PREFIX_four_steps.png   cell updates per second, CPU and GPU, step by step
                                                       (and OpenACC, where the run had its stages)
   PREFIX_four_steps_ncu.csv  (if there) the profile table, with --markdown
+  PREFIX_four_steps_mpi.csv and PREFIX_four_steps_openmp.csv (if there; alone for a CPU machine)
+                             the MPI stage against OpenMP alone, with --markdown
   --markdown                 print the lesson's tables instead of plotting
 """
 import os
@@ -97,6 +99,20 @@ def three_columns_table(rows):
               f" {SEED[str(step)][0]} | {SEED_OPENACC[str(step)]} | {SEED[str(step)][1]} |")
 
 
+def mpi_table(prefix):
+    """The MPI stage on this machine's cores split among processes, against OpenMP alone (cpu4),
+    from tools/bench_four_steps_mpi.sh."""
+    openmp, runs = load(prefix + "_four_steps_openmp.csv")[0], load(prefix + "_four_steps_mpi.csv")
+    base, cores = float(openmp["s_per_100_steps"]), int(runs[0]["processes"]) * int(runs[0]["threads"])
+    print("| run | processes x threads | s / 100 steps | Mcups | vs OpenMP alone |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    print(f"| cpu4 (OpenMP alone) | 1 x {cores} | {base:.2f} | {float(openmp['mcups']):.1f} | 1.00 |")
+    for row in runs:
+        seconds = float(row["s_per_100_steps"])
+        print(f"| cpu5 (OpenMP + MPI) | {row['processes']} x {row['threads']} | {seconds:.2f} | {float(row['mcups']):.1f} |"
+              f" {base / seconds:.2f} |")
+
+
 def profile_table(path, rows):
     """One line per GPU stage: its kernels' time, DRAM bytes and FP64 flops per cell update over one
     time step, and the kernel that takes the most of it (its launches together)."""
@@ -156,6 +172,9 @@ def main(argv):
     parser = prefix_parser(__doc__)
     args = parser.parse_args(argv)
     prefix, markdown = args.prefix, args.markdown
+    if markdown and not os.path.exists(prefix + "_four_steps.csv") and os.path.exists(prefix + "_four_steps_mpi.csv"):
+        mpi_table(prefix)  # a CPU machine's run of bench_four_steps_mpi.sh alone
+        return 0
     rows = load(prefix + "_four_steps.csv")
     if markdown:
         if any(r["stage"] == "acc0" for r in rows):
@@ -165,6 +184,9 @@ def main(argv):
         if os.path.exists(prefix + "_four_steps_ncu.csv"):
             print()
             profile_table(prefix + "_four_steps_ncu.csv", rows)
+        if os.path.exists(prefix + "_four_steps_mpi.csv"):
+            print()
+            mpi_table(prefix)
     else:
         plot(rows, prefix + "_four_steps.png")
     return 0

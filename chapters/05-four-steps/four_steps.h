@@ -76,6 +76,8 @@ struct FourStepsStage : tut::StageInfo {
 // Why this program cannot run the acc stages (OpenACC), or "" when it can: a build without GCC's
 // nvptx offloading (the stages are not compiled), or OpenACC finding no NVIDIA GPU.
 std::string openacc_unavailable();
+// Why this build has no MPI stage (cpu5), or "".
+std::string mpi_unavailable();
 
 const std::vector<const FourStepsStage*>& four_steps_stages();
 

@@ -15,9 +15,18 @@ constexpr double kSide = 10, kStrength = 5, kPi = 3.14159265358979323846;
 }  // namespace
 
 // A stage's code; an acc stage's only where the build compiled it (TUT_OPENACC: GCC offloads to
-// nvptx), else none: the stage is listed, and says why it cannot run.
+// nvptx), an mpi stage's only where it found MPI (TUT_MPI), else none: the stage is listed, and
+// says why it cannot run.
+#ifndef TUT_MPI
+#define TUT_MPI 0
+#endif
 #define FOUR_STEPS_CODE_cpu(name) four_steps_##name
 #define FOUR_STEPS_CODE_gpu(name) four_steps_##name
+#if TUT_MPI
+#define FOUR_STEPS_CODE_mpi(name) four_steps_##name
+#else
+#define FOUR_STEPS_CODE_mpi(name) FourStepsCode{}
+#endif
 #if TUT_OPENACC
 #define FOUR_STEPS_CODE_acc(name) four_steps_##name
 #else
@@ -27,6 +36,11 @@ std::string openacc_unavailable() {
          "-offload-nvptx (for this GCC " + std::to_string(__GNUC__) + "), then meson setup --reconfigure on the build";
 }
 #endif
+
+std::string mpi_unavailable() {
+  if (TUT_MPI) return "";
+  return "no MPI in this build: apt-get install libopenmpi-dev openmpi-bin, then meson setup --reconfigure on the build";
+}
 
 const std::vector<const FourStepsStage*>& four_steps_stages() {
 #define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("05-four-steps", file)}, FOUR_STEPS_CODE_##side(name)},
@@ -102,7 +116,9 @@ std::vector<double> cells_of(const Mesh& m, const double* q) {
 
 StageRun::StageRun(const FourStepsStage& stage, const Problem& problem)
     : stage_(stage), problem_(problem), device_memory_(stage.side == tut::Side::gpu) {
-  if (!stage.code.run) throw tut::UsageError(std::string("stage ") + stage.name + " cannot run: " + openacc_unavailable());
+  if (!stage.code.run)
+    throw tut::UsageError(std::string("stage ") + stage.name + " cannot run: " +
+                          (stage.side == tut::Side::mpi ? mpi_unavailable() : openacc_unavailable()));
   if (stage.code.row_align < 1)
     throw std::logic_error(std::string("stage ") + stage.name + " pads its rows to a multiple of " +
                            std::to_string(stage.code.row_align) + " doubles -> edit " + stage.source);

@@ -7,8 +7,11 @@
 
 // The step for the next time step: dt = cfl / (the largest stable rate of the cells of q), cut
 // so that t never passes t_end; then t += dt. On the host, called by every thread of an OpenMP
-// team (the reduction is an orphaned `omp for`), or outside one by a single thread.
-void host_time_step(const Problem& p, const double* q, Clock* clock);
+// team (the reduction is an orphaned `omp for`), or outside one by a single thread. The MPI
+// stage reduces over its process's rows [j_begin, j_end) (default: all), then `across` the
+// processes (called by the team's master thread).
+void host_time_step(const Problem& p, const double* q, Clock* clock, int j_begin = 0, int j_end = -1,
+                    double (*across)(double) = nullptr);
 // The same on the device (two kernels: the reduction, then one thread sets dt and t).
 void device_time_step(const Problem& p, const double* q, Clock* clock);
 
@@ -96,6 +99,17 @@ void acc_time_step(const Problem& p, const double* q, Clock* clock);
 // Step 3's acc stage (step3_factor.cu), which acc4 reruns on padded rows.
 void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps);
 #endif
+
+// Step 4's CPU tiles (step4_align.cu), which the MPI stage runs on its process's rows: one
+// Runge-Kutta stage on rows [j_begin, j_end), the tiles shared among the threads of the calling
+// OpenMP team (an orphaned `omp for`, with its barrier at the end).
+void tiled_stage(const Problem& p, RungeKuttaStage rk, double dt, const double* u, const double* in, double* out,
+                 int j_begin, int j_end);
+
+// The MPI stage's time loop (step5_mpi.cpp): tiled_stage on each process's row block, halos
+// exchanged after each Runge-Kutta stage, the time step's largest rate combined `across` the
+// processes (the tests' wrong stage leaves that out).
+void run_row_blocks(const Problem& p, double* q, double* work, Clock* clock, int steps, double (*across)(double));
 
 // Step 3's kernels (step3_factor.cu), which step 4 reruns on rows padded to the warp, and the
 // planes of workspace they use.

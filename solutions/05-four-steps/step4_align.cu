@@ -75,30 +75,30 @@ void stage_on_tile(const Problem& p, RungeKuttaStage rk, double dt, const double
 }
 
 void run_cpu4(const Problem& p, double* q, double* work, Clock* clock, int steps) {
-  const Mesh& m = p.mesh;
-  const int tiles_x = int(blocks_for(m.nx, kTileX)), tiles_y = int(blocks_for(m.ny, kTileY));
 #pragma omp parallel
-  {
-    Scratch* scratch = new Scratch;  // one per thread, reused for every tile it takes
-    for (int n = 0; n < steps; ++n) {
-      host_time_step(p, q, clock);
-      for (int s = 0; s < 3; ++s) {
-        const StageBuffers b = stage_buffers(m, q, work, s);
-        const double dt = clock->dt;
-#pragma omp for collapse(2) schedule(static)
-        for (int ty = 0; ty < tiles_y; ++ty)
-          for (int tx = 0; tx < tiles_x; ++tx) {
-            const int i0 = tx * kTileX, j0 = ty * kTileY;
-            stage_on_tile(p, kRungeKutta[s], dt, q, b.in, b.out, i0, j0, std::min(kTileX, m.nx - i0),
-                          std::min(kTileY, m.ny - j0), *scratch);
-          }
-      }
+  for (int n = 0; n < steps; ++n) {
+    host_time_step(p, q, clock);
+    for (int s = 0; s < 3; ++s) {
+      const StageBuffers b = stage_buffers(p.mesh, q, work, s);
+      tiled_stage(p, kRungeKutta[s], clock->dt, q, b.in, b.out, 0, p.mesh.ny);
     }
-    delete scratch;
   }
 }
 
 }  // namespace
+
+void tiled_stage(const Problem& p, RungeKuttaStage rk, double dt, const double* u, const double* in, double* out,
+                 int j_begin, int j_end) {
+  thread_local Scratch scratch;  // one per thread, reused for every tile it takes
+  const Mesh& m = p.mesh;
+  const int tiles_x = int(blocks_for(m.nx, kTileX)), tiles_y = int(blocks_for(j_end - j_begin, kTileY));
+#pragma omp for collapse(2) schedule(static)
+  for (int ty = 0; ty < tiles_y; ++ty)
+    for (int tx = 0; tx < tiles_x; ++tx) {
+      const int i0 = tx * kTileX, j0 = j_begin + ty * kTileY;
+      stage_on_tile(p, rk, dt, u, in, out, i0, j0, std::min(kTileX, m.nx - i0), std::min(kTileY, j_end - j0), scratch);
+    }
+}
 
 const FourStepsCode four_steps_cpu4{run_cpu4, kRungeKuttaPlanes};
 // EXERCISE: step 3's kernels with rows padded to a multiple of the warp's 32 (the last field)
