@@ -118,6 +118,8 @@ def activated_env(copy: pathlib.Path) -> dict:
     env.pop("PYTHONHOME", None)
     env[GUARD] = "1"
     env["SUBMISSIONS"] = str(submissions(copy))
+    if os.geteuid() == 0:  # CI runs as root, which Open MPI's mpirun refuses unless told
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     return env
 
 

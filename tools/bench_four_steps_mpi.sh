@@ -3,7 +3,7 @@
 # core as threads of one process (vortex), then cpu5 with the cores split among P processes of
 # C / P threads each (vortex_mpi under mpirun, each process bound to its own cores), for P = 1,
 # 2, 4, ... up to the cores. 2001^2 cells; STEPS time steps (default 100). Writes
-# NAME_four_steps_mpi.csv (the cpu5 rows) and NAME_four_steps_openmp.csv (cpu4).
+# NAME_four_steps_mpi.csv (the cpu5 rows) and NAME_four_steps_openmp.csv (cpu4: threads free, bound).
 #   usage: tools/bench_four_steps_mpi.sh BUILD_DIR OUT_DIR [NAME [STEPS]]
 set -euo pipefail
 build=${1:?build directory}
@@ -17,8 +17,12 @@ if [ ! -x "$vortex_mpi" ]; then
 fi
 cores=$(nproc)
 mkdir -p "$out"
+# cpu4 twice: its threads where the system puts them, then bound one to a core, as mpirun binds
+# each process to its cores (so that binding alone is not mistaken for what MPI buys).
 OMP_NUM_THREADS=$cores "$build/chapters/05-four-steps/vortex" --stage cpu4 --steps "$steps" --cpu-repeats 3 --csv \
   > "$out/${name}_four_steps_openmp.csv"
+OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores "$build/chapters/05-four-steps/vortex" --stage cpu4 \
+  --steps "$steps" --cpu-repeats 3 --csv | tail -n +2 >> "$out/${name}_four_steps_openmp.csv"
 csv="$out/${name}_four_steps_mpi.csv"
 rm -f "$csv"
 for ((processes = 1; processes <= cores; processes *= 2)); do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine with the CUDA Toolkit lacks to build and test
 # the tutorial: OpenBLAS, GoogleTest, pkg-config, clang and LLVM's OpenMP (for the race checks)
-# bubblewrap (the grader's sandbox), Ninja and GCC's nvptx offloading (OpenACC) from the
-# distribution, and Meson (>= 1.4), markdown (for the slides) and matplotlib (for the plots) from
+# bubblewrap (the grader's sandbox), Ninja, and optionally GCC's nvptx offloading (OpenACC) and
+# Open MPI from the distribution, and Meson (>= 1.4), markdown (for the slides) and matplotlib (for the plots) from
 # PyPI into .venv/.
 # Installs nothing already there. `source .venv/bin/activate` then puts all of it, and nvcc,
 # on PATH.
@@ -55,9 +55,18 @@ if [ -n "$gcc_major" ] && command -v apt-get >/dev/null &&
    ! echo 'int main() {}' | g++ -x c++ -fopenacc -foffload=nvptx-none - -o /dev/null 2>/dev/null; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing gcc-$gcc_major-offload-nvptx (OpenACC on NVIDIA GPUs)"
-  [ -n "${updated:-}" ] || $sudo apt-get update -qq
+  [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=yes; }
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "gcc-$gcc_major-offload-nvptx" >/dev/null ||
     echo "install_deps: gcc-$gcc_major-offload-nvptx did not install: chapter 05's OpenACC stages will skip" >&2
+fi
+
+# Chapter 05's MPI stage (and chapter 03's program over MPI): Open MPI. Optional too.
+if ! command -v mpirun >/dev/null && command -v apt-get >/dev/null; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "install_deps: installing Open MPI (libopenmpi-dev, openmpi-bin)"
+  [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=yes; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null ||
+    echo "install_deps: Open MPI did not install: the MPI stage will skip" >&2
 fi
 
 echo "install_deps: ready (meson $(.venv/bin/meson --version), $(PATH="$PATH:$cuda_bin" nvcc --version | tail -1))"

@@ -456,6 +456,34 @@ def four_profile(what):
     return value
 
 
+def mpi_key(row):
+    """chapter 05's MPI tables: the run ("cpu4 (OpenMP alone, threads free)", ...) and its processes."""
+    cells = [clean(c) for c in row.values()]
+    return {"run": cells[0], "processes": cells[1].split(" x ")[0]}
+
+
+def mpi_run(prefix, what):
+    """A row of bench_four_steps_mpi.sh's CSVs: cpu4's (free, bound: the OpenMP CSV's rows in
+    order) or cpu5's with that many processes; "x" is against cpu4 with its threads free."""
+    def value(k, s):
+        openmp = load(prefix + "_four_steps_openmp.csv").rows
+        if k["run"].startswith("cpu4"):
+            row = openmp[1 if "bound" in k["run"] else 0]
+        else:
+            row = s.find(processes=k["processes"])
+        seconds, cores = float(row["s_per_100_steps"]), int(s.rows[0]["processes"]) * int(s.rows[0]["threads"])
+        return {"s": seconds, "mcups": float(row["mcups"]), "x": float(openmp[0]["s_per_100_steps"]) / seconds,
+                "pt": [1, cores] if k["run"].startswith("cpu4") else [int(row["processes"]), int(row["threads"])]}[what]
+    return value
+
+
+def mpi_table(prefix, after):
+    return Table("chapters/05-four-steps/README.md", f"OpenMP + MPI, {prefix.split('/')[-1]}", after,
+                 prefix + "_four_steps_mpi.csv", mpi_key, [
+                     Col("processes x threads", mpi_run(prefix, "pt"), 0), Col("s / 100 steps", mpi_run(prefix, "s"), 2),
+                     Col("Mcups", mpi_run(prefix, "mcups"), 1), Col("vs OpenMP alone", mpi_run(prefix, "x"), 2)])
+
+
 def step_key(row):
     """chapter 05's rows: "ref (1 core)", "0 adaptation", ... "4 align / tile"."""
     cell = clean(next(iter(row.values())))
@@ -713,6 +741,9 @@ TABLES = [
               Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
               Col("flop / DRAM byte", four_profile("intensity"), 2),
               Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]),
+    mpi_table("chapters/05-four-steps/results/h100_host", "The H100 machine's host, 16 cores"),
+    mpi_table("chapters/05-four-steps/results/h200_host", "The H200 machine's host, the same kind"),
+    mpi_table("chapters/05-four-steps/results/2core", "This 2-core machine (the kind CI runs on)"),
     Table("slides/05-four-steps.md", "the numbers", "![cell updates per second by step]", FOUR, step_key, [
         Col("16 cores", four("s_per_100_steps", "cpu"), None), Col("vs ref", four("speedup_ref", "cpu"), 1),
         Col("H200", four("s_per_100_steps", "gpu"), "3g"), Col("Mcups", four("mcups", "gpu"), 0),

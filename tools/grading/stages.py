@@ -21,7 +21,7 @@ class Stage:
     family: str   # the stage list it comes from: heat, part2data, ...
     name: str
     file: str     # in solutions/FOLDER/ and exercises/FOLDER/
-    side: str     # cpu, gpu or multigpu
+    side: str     # cpu, gpu, multigpu, acc (OpenACC) or mpi (over MPI processes)
     has_idea: bool
 
     @property
