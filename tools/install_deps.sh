@@ -50,9 +50,13 @@ if [ -x "$cuda_bin/nvcc" ] && ! grep -q "$cuda_bin" .venv/bin/activate; then
 fi
 # Chapter 05's OpenACC stages: GCC offloading to NVIDIA GPUs, the distribution's gcc-N-offload-nvptx
 # for GCC N (it brings libgomp's nvptx plugin). Optional: without it those stages' tests skip.
+# The check compiles and links a compute region, as the build's does: without the package, GCC
+# accepts the flags and fails only where it must offload something.
 gcc_major=$(g++ -dumpversion 2>/dev/null | cut -d. -f1 || true)
+acc_program='int main() { int n = 0;\n#pragma acc parallel loop reduction(+ : n)\nfor (int i = 0; i < 8; ++i) n += i;\nreturn n != 28; }\n'
 if [ -n "$gcc_major" ] && command -v apt-get >/dev/null &&
-   ! echo 'int main() {}' | g++ -x c++ -fopenacc -foffload=nvptx-none - -o /dev/null 2>/dev/null; then
+   ! printf "$acc_program" | PATH="$PATH:$cuda_bin" g++ -x c++ -O2 -fopenacc -foffload=nvptx-none \
+       -foffload=-misa=sm_80 -no-pie - -o /dev/null 2>/dev/null; then  # (ptxas checks the PTX)
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing gcc-$gcc_major-offload-nvptx (OpenACC on NVIDIA GPUs)"
   [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=yes; }
