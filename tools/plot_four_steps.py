@@ -86,16 +86,19 @@ def three_columns_table(rows):
     """The slides' three columns, CPU, OpenACC and CUDA, from one run that had all three."""
     stages = by_stage(rows)
     ref = stages["ref"]
-    print("| step | CPU s / 100 steps | OpenACC s / 100 steps | CUDA s / 100 steps | CPU vs ref | OpenACC vs ref |"
-          " CUDA vs ref | OpenACC Mcups | OpenACC vs the step before | slides' CPU s | slides' OpenACC s | slides' CUDA s |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | | | 1 | | | | | {SEED['ref'][0]} | | |")
+    print("| step | CPU s / 100 steps | OpenACC s / 100 steps | CUDA s / 100 steps | CPU Mcups | OpenACC Mcups |"
+          " CUDA Mcups | CPU vs ref | OpenACC vs ref | CUDA vs ref | OpenACC vs the step before |"
+          " slides' CPU s | slides' OpenACC s | slides' CUDA s |")
+    print("| --- |" + " ---: |" * 13)
+    print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | | | {float(ref['mcups']):.1f} | | | 1 | | | |"
+          f" {SEED['ref'][0]} | | |")
     for step in range(5):
         row = {side: stages[f"{side}{step}"] for side, _, _ in SIDES}
         seconds = " | ".join(f"{float(row[side]['s_per_100_steps']):.3g}" for side, _, _ in SIDES)
+        rates = " | ".join(f"{float(row[side]['mcups']):.0f}" for side, _, _ in SIDES)
         speedups = " | ".join(f"{float(row[side]['speedup_ref']):.1f}" for side, _, _ in SIDES)
         gain = (f"{float(stages[f'acc{step - 1}']['time_s']) / float(row['acc']['time_s']):.2f}x" if step else "")
-        print(f"| {step} {STEP_NAMES[step]} | {seconds} | {speedups} | {float(row['acc']['mcups']):.0f} | {gain} |"
+        print(f"| {step} {STEP_NAMES[step]} | {seconds} | {rates} | {speedups} | {gain} |"
               f" {SEED[str(step)][0]} | {SEED_OPENACC[str(step)]} | {SEED[str(step)][1]} |")
 
 
