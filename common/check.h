@@ -18,6 +18,12 @@ struct NoDeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Input a program cannot use (an option's value, a size that does not fit): run_main prints
+// "program: error: ..." and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
 }  // namespace tut

@@ -15,11 +15,7 @@
 
 namespace tut {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-constexpr int kUsageExitCode = 2;
+constexpr int kUsageExitCode = 2;  // a UsageError's (check.h)
 
 // A whole number in [min, max], or a UsageError naming the option and what was given.
 long long parse_integer(const std::string& option, const std::string& text, long long min, long long max);

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "check.h"
-#include "cli.h"
 
 namespace tut {
 

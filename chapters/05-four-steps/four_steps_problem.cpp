@@ -5,7 +5,6 @@
 #include <string>
 
 #include "check.h"
-#include "cli.h"
 #include "four_steps.h"
 
 namespace {
