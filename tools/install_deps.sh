@@ -34,12 +34,15 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # one in .venv a plain shell and an activated one would each find the build made by the other's
 # ninja (another log format) and rebuild all of it.
 command -v ninja >/dev/null || missing+=(ninja-build)
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+updated=""
+apt_install() {  # the package lists are updated once per run, before the first install
+  [ -n "$updated" ] || { $sudo apt-get update -qq; updated=yes; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
 if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  updated=yes
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt_install "${missing[@]}"
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -57,19 +60,15 @@ acc_program='int main() { int n = 0;\n#pragma acc parallel loop reduction(+ : n)
 if [ -n "$gcc_major" ] && command -v apt-get >/dev/null &&
    ! printf "$acc_program" | PATH="$PATH:$cuda_bin" g++ -x c++ -O2 -fopenacc -foffload=nvptx-none \
        -foffload=-misa=sm_80 -no-pie - -o /dev/null 2>/dev/null; then  # (ptxas checks the PTX)
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing gcc-$gcc_major-offload-nvptx (OpenACC on NVIDIA GPUs)"
-  [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=yes; }
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "gcc-$gcc_major-offload-nvptx" >/dev/null ||
+  apt_install "gcc-$gcc_major-offload-nvptx" ||
     echo "install_deps: gcc-$gcc_major-offload-nvptx did not install: chapter 05's OpenACC stages will skip" >&2
 fi
 
 # Chapter 05's MPI stage (and chapter 03's program over MPI): Open MPI. Optional too.
 if ! command -v mpirun >/dev/null && command -v apt-get >/dev/null; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "install_deps: installing Open MPI (libopenmpi-dev, openmpi-bin)"
-  [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=yes; }
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null ||
+  apt_install libopenmpi-dev openmpi-bin ||
     echo "install_deps: Open MPI did not install: the MPI stage will skip" >&2
 fi
 
