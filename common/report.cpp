@@ -37,6 +37,16 @@ Table::Row Table::Row::set(const std::string& key, Cell cell) {
   return *this;
 }
 
+Table::Row Table::Row::set_ceiling(const std::string& ceiling, double fraction) {
+  return set("ceiling", ceiling).set("fraction_of_ceiling", fraction);
+}
+
+std::vector<Column> with_ceiling(std::vector<Column> columns) {
+  columns.emplace_back("ceiling", "ceiling", "");
+  columns.emplace_back("fraction_of_ceiling", "of ceiling", "", "%.3f");
+  return columns;
+}
+
 Table::Row Table::add_row() {
   rows_.emplace_back(columns_.size(), Cell::none());
   return Row(*this, rows_.size() - 1);

@@ -43,6 +43,8 @@ class Table {
     Row set(const std::string& key, const std::string& text);
     Row set(const std::string& key, const char* text) { return set(key, std::string(text)); }
     Row set(const std::string& key, Cell cell);     // a cell made by hand, in a column of mixed cells
+    // The stage against the ceiling measured in the same run (the columns with_ceiling adds).
+    Row set_ceiling(const std::string& ceiling, double fraction);
 
    private:
     friend class Table;
@@ -62,5 +64,10 @@ class Table {
   size_t column(const std::string& key) const;  // throws std::invalid_argument for an unknown key
   std::vector<std::vector<Cell>> rows_;
 };
+
+// COLUMNS and the two with which every chapter program reports a stage against the ceiling it
+// measured in the same run: `ceiling` names it (copy, cuBLAS), `fraction_of_ceiling` is the
+// stage's share of it. tools/grade.py --perf reads these two columns, the same in every chapter.
+std::vector<Column> with_ceiling(std::vector<Column> columns);
 
 }  // namespace tut

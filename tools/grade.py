@@ -59,8 +59,9 @@ import tempfile
 import time
 
 from grading import build as grading_build
-from grading import gaming, perf, report, run_tests, sandbox, stages, submission
-from grading.stages import ROOT
+import chapters
+from grading import gaming, perf, report, run_tests, sandbox, submission
+from chapters import ROOT
 
 SEVERITY = ("gaming", "crash", "timeout", "fail", "skip", "pass")
 
@@ -92,7 +93,7 @@ def parse(argv):
         usage_error("no submission given")
     if any(not s.strip() for s in args.submissions):  # "$SUBMISSIONS" unset would grade this checkout
         usage_error("a submission path is empty (an unset variable?)")
-    known = stages.chapters()
+    known = chapters.chapters()
     for chapter in args.chapter:
         if chapter not in known:
             usage_error(f"no chapter {chapter!r} has stages; these do: {', '.join(known)}")
@@ -141,7 +142,7 @@ def have_gpu(build) -> bool:  # the instructor's own program, outside the sandbo
 class Grader:
     def __init__(self, args, graded, skeletons, box, scratch):
         self.args, self.graded, self.skeletons, self.box, self.scratch = args, graded, skeletons, box, scratch
-        self.files = stages.stage_files(graded)
+        self.files = chapters.stage_files(graded)
         self.targets, may_call = read_targets()
         self.allowed = {}  # file -> what it may call (the union over the stages it holds)
         for s in graded:
@@ -245,14 +246,13 @@ class Grader:
         return found
 
     def time_stages(self, rows):
-        for folder in dict.fromkeys(r["chapter"] for r in rows if r["chapter"] in perf.CEILING):
+        for folder in dict.fromkeys(r["chapter"] for r in rows):
             names = [r["stage"] for r in rows if r["chapter"] == folder and r["status"] == "pass"
-                     and r["side"] == "gpu" and r["stage"] not in perf.UNTIMED.get(folder, ())]
-            measured = perf.fractions(self.args.build, folder, names, self.box)
+                     and r["side"] == "gpu" and r["stage"].split("/")[-1] not in perf.untimed(folder)]
+            measured = perf.fractions(self.args.build, folder, names, self.box) if names else {}
             for r in rows:
                 if r["chapter"] == folder and r["stage"] in names:
-                    fraction = measured.get(r["stage"])
-                    r["ceiling"] = perf.CEILING[folder]
+                    fraction, r["ceiling"] = measured.get(r["stage"], (None, ""))
                     r["fraction"] = f"{fraction:.3f}" if fraction is not None else ""
                     if r["target"] != "":  # a stage without a target is timed, for calibrate.py, not graded
                         r["credit"] = f"{perf.credit(fraction, r['target']):.2f}" if fraction is not None else "0.00"
@@ -266,9 +266,9 @@ def progress(line: str):
 
 def main(argv):
     args = parse(argv)
-    graded = stages.read_stages(args.chapter or None)
+    graded = chapters.read_stages(args.chapter or None)
     try:
-        paths = submission.expand(args.submissions, stages.stage_files(graded))
+        paths = submission.expand(args.submissions, chapters.stage_files(graded))
     except submission.SubmissionError as e:
         usage_error(str(e))
     with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
@@ -277,7 +277,7 @@ def main(argv):
         if not box.active and args.require_sandbox:
             usage_error(f"--require-sandbox: {box.why_not}")
         progress(box.describe())
-        every_file = stages.stage_files(stages.read_stages())
+        every_file = chapters.stage_files(chapters.read_stages())
         skeletons = grading_build.skeletons(every_file, scratch)
         progress(f"grading {len(paths)} submission(s), {len(graded)} stages each, in {args.build}")
         grading_build.configure(args.build, skeletons)

@@ -198,7 +198,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   const int check_steps = std::min(o.steps, 10);
   const std::vector<Check> checks = validate(stages, small, check_steps, o);
 
-  tut::Table table({{"stage", "stage", ""},
+  tut::Table table(tut::with_ceiling({{"stage", "stage", ""},
                     {"what", "what", ""},
                     {"block", "block", ""},
                     {"timed_steps", "timed steps", "", "%.0f"},
@@ -210,7 +210,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
                     {"gcells_per_s", "rate", "GCells/s", "%.2f"},
                     {"gb_per_s", "at 8 B/update", "GB/s", "%.1f"},
                     {"pct_copy", "of copy", "%", "%.1f"},
-                    {"check", "check", ""}});
+                    {"check", "check", ""}}));
   const size_t field_bytes = grid.cells() * sizeof(float);
   table.add_note("problem", dims(grid) + " cells, float, " + std::to_string(o.steps) + " steps; " +
                                 std::to_string(grid.interior_cells()) + " interior cells updated per step");
@@ -261,7 +261,7 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
     row.set("gcells_per_s", cells_per_s / 1e9).set("gb_per_s", gbps);
     if (prev_time > 0) row.set("speedup_prev", prev_time / seconds);
     if (v0_time > 0) row.set("speedup_v0", v0_time / seconds);
-    if (copy_gbps > 0) row.set("pct_copy", 100.0 * gbps / copy_gbps);
+    if (copy_gbps > 0) row.set("pct_copy", 100.0 * gbps / copy_gbps).set_ceiling("copy", gbps / copy_gbps);
     if (&s == &reference_stage()) v0_time = seconds;
     prev_time = seconds;
   }

@@ -71,6 +71,7 @@ bool close_to(const std::vector<double>& got, const std::vector<double>& want, i
 
 int bench_main(int argc, const char* const* argv) {
   int min_n = 16, max_n = 8192, nat_max = 512, gpu1_max = 256;
+  bool square_only = false;
   std::string type_list = "all";
   tut::Format format = tut::Format::human;
   tut::Cli cli("matmul_bench", "Every matmult type over square sizes 16 .. --max-n and some non-square shapes:\n"
@@ -81,6 +82,7 @@ int bench_main(int argc, const char* const* argv) {
                 [&](const std::string& t) { type_list = t; });
   cli.add_int("nat-max", &nat_max, "largest size for nat (one CPU core)", 1, 16384);
   cli.add_int("gpu1-max", &gpu1_max, "largest size for gpu1 (one GPU thread)", 1, 16384);
+  cli.add_flag("square", &square_only, "square sizes only, without the non-square shapes");
   cli.add_format(&format);
   cli.parse(argc, argv);
   const std::vector<Timed> asked = select_types(type_list, timed_types());
@@ -102,12 +104,12 @@ int bench_main(int argc, const char* const* argv) {
   std::vector<Shape> shapes;
   for (int s = min_n; s <= max_n; s *= 2) shapes.push_back({s, s, s});
   for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
-    if (std::max({s.m, s.n, s.k}) <= max_n) shapes.push_back(s);
+    if (std::max({s.m, s.n, s.k}) <= max_n && !square_only) shapes.push_back(s);
 
-  tut::Table table({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
+  tut::Table table(tut::with_ceiling({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
                     {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
                     {"device_ms", "device only", "ms", "%.3f"}, {"device_gflops", "device only", "GFLOP/s", "%.2f"},
-                    {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}});
+                    {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}}));
   table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
   table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
                            "device only: the same kernel on device buffers (CUDA events)");
@@ -146,6 +148,15 @@ int bench_main(int argc, const char* const* argv) {
       dB.upload(B.data());
     }
     const double flops = 2.0 * sh.m * sh.n * double(sh.k);
+    // The ceiling of the GPU types at this shape: cuBLAS on the same buffers, in this run.
+    double cublas_gflops = 0;
+    if (device.usable) {
+      const MatmulLaunch cublas = tut::stage_named(matmul_stages(), "gpulib").code.device;
+      const auto call = [&] { cublas(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
+      const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
+      const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
+      cublas_gflops = flops / (t.median_ms * 1e-3) / 1e9;
+    }
     for (const Timed& type : types) {
       if (!runs_at(type, sh)) continue;
       const std::string name = type.name;
@@ -169,7 +180,8 @@ int bench_main(int argc, const char* const* argv) {
           dC.download(C.data());
           ok = ok && close_to(C, reference, sh.k);
           const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
-          row.set("device_ms", t.median_ms).set("device_gflops", flops / (t.median_ms * 1e-3) / 1e9);
+          const double gflops = flops / (t.median_ms * 1e-3) / 1e9;
+          row.set("device_ms", t.median_ms).set("device_gflops", gflops).set_ceiling("cuBLAS", gflops / cublas_gflops);
         } else {
           row.set("cpu_threads", name == "lib" ? openblas_get_num_threads() : 1);
         }

@@ -145,11 +145,11 @@ int jacobi_main(int argc, char** argv) {
   runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu() ? parts : 1));
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
-  tut::Table table({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},
+  tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},
                     {"iterations", "iterations", "", "%.0f"}, {"time_s", "time", "s", "%.4f"},
                     {"gupdates_per_s", "rate", "Gupdates/s", "%.3f"}, {"gb_per_s", "at 24 B/update", "GB/s", "%.1f"},
                     {"pct_copy", "of copy x GPUs", "%", "%.1f"}, {"speedup", "vs gpu2", "x", "%.2f"},
-                    {"efficiency", "efficiency", "%", "%.1f"}, {"change_norm", "last change", ""}});
+                    {"efficiency", "efficiency", "%", "%.1f"}, {"change_norm", "last change", ""}}));
   table.add_note("problem", "radiator, N = " + std::to_string(o.N) + " interior points per side, double");
   table.add_note("device", device.usable ? device.describe() + ", " + std::to_string(gpus) + " visible" : "CPU");
   // Every run has the same notes, so that CSVs of CPU and GPU runs share their columns.
@@ -165,7 +165,8 @@ int jacobi_main(int argc, char** argv) {
     row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
     row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
     row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);
-    if (used && copy_gbps > 0) row.set("pct_copy", 100 * gbps / (copy_gbps * used));
+    if (used && copy_gbps > 0)
+      row.set("pct_copy", 100 * gbps / (copy_gbps * used)).set_ceiling("copy x GPUs", gbps / (copy_gbps * used));
     if (speedup > 0) row.set("speedup", speedup).set("efficiency", 100 * speedup / used);
     if (r.result.change_norm >= 0) {  // text, as the course prints it
       char norm[32];

@@ -20,6 +20,10 @@
 using tut::blocks_for;
 
 constexpr int kVars = 4;  // rho, rho u, rho v, E
+// The least DRAM traffic of a time step, per cell: each of the three Runge-Kutta stages reads the
+// state it starts from and writes the next (4 doubles each way), and the last two also read the
+// step's start state: 64 + 96 + 96 bytes. At the copy bandwidth this is the GPU stages' ceiling.
+constexpr double kLeastBytesPerCellUpdate = 256;
 
 struct Mesh {
   int nx, ny, pitch;  // cells per row and column; doubles per row in memory (>= nx)

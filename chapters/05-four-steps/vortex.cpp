@@ -117,16 +117,17 @@ int main(int argc, char** argv) {
       stages.erase(std::remove_if(stages.begin(), stages.end(), is_acc), stages.end());
     }
 
-    tut::Table table({{"stage", "stage", ""}, {"what", "what", ""}, {"steps", "steps", "", "%.0f"},
+    tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"what", "what", ""}, {"steps", "steps", "", "%.0f"},
                       {"time_s", "time", "s", "%.4f"}, {"min_s", "min", "s", "%.4f"}, {"max_s", "max", "s", "%.4f"},
                       {"mcups", "rate", "Mcell updates/s", "%.1f"}, {"s_per_100_steps", "per 100 steps", "s", "%.3f"},
-                      {"speedup_ref", "vs ref", "x", "%.1f"}, {"check", "check", ""}});
+                      {"speedup_ref", "vs ref", "x", "%.1f"}, {"check", "check", ""}}));
     table.add_note("problem", std::to_string(o.nx) + " x " + std::to_string(o.ny) +
                                   " cells, Yee's vortex, Navier-Stokes with viscosity " + std::to_string(o.viscosity) +
                                   " at T = 1, CFL 0.5, double");
     table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
+    double copy_gbps = 0;
     if (device.usable) {  // the roofline's two ceilings, measured in this run
-      tut::note_copy_ceiling(table);
+      copy_gbps = tut::note_copy_ceiling(table);
       const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();
       table.add_note("fp64 ceiling", std::to_string(int(fma.gflops)) + " GFLOP/s of FP64 FMA chains (median of 5)");
     }
@@ -166,6 +167,9 @@ int main(int argc, char** argv) {
       row.set("time_s", t.median_ms * 1e-3).set("min_s", t.min_ms * 1e-3).set("max_s", t.max_ms * 1e-3);
       row.set("mcups", rate / 1e6).set("s_per_100_steps", double(p.mesh.cells()) * 100 / rate);
       if (ref_rate > 0) row.set("speedup_ref", rate / ref_rate);
+      if (s->on_device() && copy_gbps > 0)
+        row.set_ceiling("copy at " + std::to_string(int(kLeastBytesPerCellUpdate)) + " B/cell update",
+                        rate * kLeastBytesPerCellUpdate / 1e9 / copy_gbps);
       row.set("check", ok ? "ok" : "FAIL");
     }
     table.print(std::cout, o.format);

@@ -13,7 +13,7 @@ import tempfile
 from expectations import ROOT, expect, finish
 
 sys.path.insert(0, str(ROOT / "tools"))
-from grading import stages  # noqa: E402
+import chapters  # noqa: E402  (tools/ is not a package on the path by default)
 
 EXERCISE = "exercises/01-heat/v0_cpu.cpp"
 
@@ -21,7 +21,7 @@ EXERCISE = "exercises/01-heat/v0_cpu.cpp"
 def stage_tests() -> dict:
     """'NN-chapter/file' -> the Meson tests of the stages it holds, each with its idea check."""
     named = {}
-    for s in stages.read_stages():
+    for s in chapters.read_stages():
         named.setdefault(s.path, []).extend([s.test] + ([s.test + "-idea"] if s.has_idea else []))
     return named
 

@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 
-from .stages import ROOT, tool
+from chapters import ROOT, tool
 
 SLOT = ROOT / "submission"  # where the graded stage files go (.gitignore'd)
 

@@ -19,7 +19,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from grading import stages  # noqa: E402  (tools/ is not a package on the path by default)
+import chapters  # noqa: E402  (tools/ is not a package on the path by default)
 from plotting import InputError, Parser, run  # noqa: E402  (the tools' one-line usage errors)
 
 
@@ -38,7 +38,7 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
     for r in rows:
         if (r["chapter"], r["stage"]) in fractions:
             r["target"] = f"{factor * fractions[(r['chapter'], r['stage'])]:.3f}"
-    lesson_order = {(s.folder, s.key): i for i, s in enumerate(stages.read_stages())}
+    lesson_order = {(s.folder, s.key): i for i, s in enumerate(chapters.read_stages())}
     rows.sort(key=lambda r: lesson_order.get((r["chapter"], r["stage"]), len(lesson_order)))
     with open(targets_file, "w", newline="") as f:
         f.write("\n".join(comments) + "\n")

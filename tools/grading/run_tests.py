@@ -25,7 +25,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from . import sandbox as sandboxing
-from .stages import tool
+from chapters import tool
 
 SKIP = 77
 CACHING_CASE = "RecomputesWhenOnlyTheInputsChange"  # the tests' case that catches cached results

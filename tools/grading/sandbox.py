@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 
-from .stages import ROOT
+from chapters import ROOT
 
 PRIVATE = ("/home", "/root", "/run/user", "/mnt", "/media", "/srv", "/var/tmp")
 KEPT = ("PATH", "LANG", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH")

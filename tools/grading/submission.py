@@ -8,7 +8,7 @@ import re
 import tarfile
 import zipfile
 
-from .stages import ROOT
+from chapters import ROOT
 
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz")
 

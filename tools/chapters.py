@@ -1,0 +1,124 @@
+"""The chapters and their stages, as chapters/chapters.list and the stage lists describe them:
+the one view every tool takes (the grader, the plots, the profile and benchmark scripts, the
+exercise generator), read the way chapters/meson.build reads them. Run as a program, it prints
+what a shell script needs: `python3 tools/chapters.py stages 02-matmul gpu` lists the GPU stages."""
+import dataclasses
+import pathlib
+import shutil
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def tool(name: str) -> str:
+    """meson or ninja: on the PATH, else beside this Python (a virtual environment not activated)."""
+    return shutil.which(name) or str(pathlib.Path(sys.executable).parent / name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Chapter:
+    name: str     # its name in the build: heat, matmul, ... (tests heat-*)
+    folder: str   # 01-heat, ...
+    lists: tuple  # its stage lists, one per family: heat, or part2data and force
+    timing: dict  # list -> the program and arguments that time its GPU stages ({stages} or {stage})
+    untimed: tuple  # GPU stages that --perf leaves out
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    chapter: str  # the chapter's name in the build: heat, matmul, ...
+    folder: str   # its folder: 01-heat, ...
+    family: str   # the stage list it comes from: heat, part2data, ...
+    name: str
+    file: str     # in solutions/FOLDER/ and exercises/FOLDER/
+    side: str     # cpu, gpu, multigpu, acc (OpenACC) or mpi (over MPI processes)
+    has_idea: bool
+
+    @property
+    def own_list(self) -> bool:
+        """Whether its list is named after the chapter (then its names need no family)."""
+        return self.family.replace("_", "-") == self.chapter
+
+    @property
+    def test(self) -> str:
+        """Its Meson test, named as chapters/meson.build names it."""
+        return f"{self.chapter}-{'' if self.own_list else self.family + '-'}{self.name}"
+
+    @property
+    def key(self) -> str:
+        """Its name in the chapter: NAME, or FAMILY/NAME in a chapter of several stage lists."""
+        return self.name if self.own_list else f"{self.family}/{self.name}"
+
+    @property
+    def path(self) -> str:
+        return f"{self.folder}/{self.file}"
+
+
+def read_chapters() -> dict:
+    """folder -> Chapter, from chapters/chapters.list, in its order."""
+    found, fields = {}, {}
+    for line in (ROOT / "chapters" / "chapters.list").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        words = line.split()
+        if not line.startswith(" "):
+            name, folder, *words = words
+            fields[folder] = {"name": name, "folder": folder, "lists": [], "timing": {}, "untimed": []}
+        for word in words:
+            key, _, value = word.partition("=")
+            if key in ("lists", "untimed"):
+                fields[folder][key] += value.split(",")
+            elif key == "timing":
+                family, _, command = value.partition(":")
+                fields[folder]["timing"][family] = command.split(",")
+    for folder, f in fields.items():
+        found[folder] = Chapter(f["name"], folder, tuple(f["lists"]), f["timing"], tuple(f["untimed"]))
+    return found
+
+
+def chapters() -> dict:
+    """chapter folder -> (chapter name, [its stage list names])."""
+    return {folder: (c.name, list(c.lists)) for folder, c in read_chapters().items()}
+
+
+def read_stages(folders=None) -> list:
+    """Every stage of the chapters in FOLDERS (all by default), in stage-list order."""
+    stages = []
+    for folder, c in read_chapters().items():
+        if folders and folder not in folders:
+            continue
+        for family in c.lists:
+            last = None
+            for line in (ROOT / "chapters" / folder / f"{family}.stages").read_text().splitlines():
+                if line.startswith("STAGE("):
+                    name, file, side = (f.strip() for f in line[6:].split(",")[:3])
+                    last = Stage(c.name, folder, family, name, file, side, False)
+                    stages.append(last)
+                elif line.startswith("IDEA(") and last:
+                    stages[-1] = last = dataclasses.replace(last, has_idea=True)
+    return stages
+
+
+def stage_files(stages) -> list:
+    """The files the stages live in, each once (one file can hold several stages)."""
+    return list(dict.fromkeys(s.path for s in stages))
+
+
+def main(argv) -> int:
+    """`stages FOLDER [SIDE]`: the stage keys, one per line; `chapters`: the folders."""
+    if argv[:1] == ["chapters"] and len(argv) == 1:
+        print("\n".join(read_chapters()))
+        return 0
+    if argv[:1] == ["stages"] and len(argv) in (2, 3):
+        if argv[1] not in read_chapters():
+            print(f"chapters.py: error: no chapter {argv[1]!r}; these have stages: {', '.join(read_chapters())}",
+                  file=sys.stderr)
+            return 2
+        print("\n".join(s.key for s in read_stages([argv[1]]) if len(argv) == 2 or s.side == argv[2]))
+        return 0
+    print("usage: chapters.py chapters | stages FOLDER [SIDE]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
