@@ -2,7 +2,7 @@
 """The tools' view of the chapters (tools/chapters.py, read from chapters/chapters.list and the
 stage lists) is the build's: every stage test that Meson defines in BUILD_DIR is a stage of the
 Python view, with the same name, chapter suite and side, and the reverse; a stage with an IDEA
-line has its -idea test (tests/check_idea.py on its compiled code), and only such a stage. A tool that grades, plots or profiles by this
+line has its -idea test (a check of its compiled code), and only such a stage. A tool that grades, plots or profiles by this
 view therefore sees exactly the stages that are built and tested.
 
 Usage: test_chapters_view.py BUILD_DIR"""
@@ -29,7 +29,7 @@ def main(build):
         filters = [a for a in t["cmd"] if a.startswith("--gtest_filter=") and "/*/" in a]
         if chapter and filters and not name.startswith("sanitize-"):
             built.add((name, chapter, "cpu" if "cpu" in suites else "gpu", filters[0].split("=", 1)[1]))
-        if name.endswith("-idea") and any(a.endswith("check_idea.py") for a in t["cmd"]):
+        if name.endswith("-idea") and t["protocol"] != "gtest":  # not a GoogleTest case named so
             ideas.add(name[:-len("-idea")])
     stages = chapters.read_stages()
     viewed = {(s.test, s.chapter, "cpu" if s.side in ("cpu", "mpi") else "gpu", f"{s.family}/*/{s.name}")
