@@ -13,12 +13,12 @@ struct CudaError : std::runtime_error {
   CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
-// No usable GPU: run_main prints the reason and exits 77, which Meson reads as a skip.
+// No usable GPU: main() prints the reason and exits 77 (tut::exit_code_for_failure), which Meson reads as a skip.
 struct NoDeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Input a program cannot use (an option's value, a size that does not fit): run_main prints
+// Input a program cannot use (an option's value, a size that does not fit): main() prints
 // "program: error: ..." and exits 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

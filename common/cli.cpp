@@ -113,9 +113,9 @@ std::vector<std::string> split_names(const std::string& option, const std::strin
   return names;
 }
 
-int run_main(const char* program, const std::function<int()>& body) {
+int exit_code_for_failure(const char* program) {
   try {
-    return body();
+    throw;
   } catch (const UsageError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return kUsageExitCode;

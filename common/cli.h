@@ -1,6 +1,6 @@
 // Command-line parsing shared by every program: --help, "--name value" or "--name=value",
 // and a check of every value. A bad argument ends the program with one line on stderr and
-// exit code 2 (run_main does that), never a crash or a hang.
+// exit code 2 (exit_code_for_failure does that), never a crash or a hang.
 #pragma once
 #include <algorithm>
 #include <functional>
@@ -76,8 +76,10 @@ void require_device_unless_cpu_stages(const std::vector<const Stage*>& stages, c
     throw NoDeviceError("the stages asked for run on a GPU: " + device.why_not);
 }
 
-// Runs a program's body: UsageError -> "program: error: ..." and exit 2; NoDeviceError ->
-// "program: <why>" and exit 77; any other failure (a CUDA error, out of memory) -> exit 1.
-int run_main(const char* program, const std::function<int()>& body);
+// What a program's main() returns for the exception it is handling, having said why on stderr:
+// UsageError -> "program: error: ..." and exit 2; NoDeviceError -> "program: <why>" and exit 77;
+// any other failure (a CUDA error, out of memory) -> exit 1. Every main() is a function-try-block:
+//   int main(int argc, char** argv) try { ... } catch (...) { return tut::exit_code_for_failure("heat3d"); }
+int exit_code_for_failure(const char* program);
 
 }  // namespace tut

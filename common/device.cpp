@@ -138,4 +138,6 @@ void require_host_memory(size_t bytes, const std::string& what) {
                      format_bytes(available) + " is available");
 }
 
+Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
+
 }  // namespace tut

@@ -30,6 +30,19 @@ std::string format_bytes(double bytes);  // "8.0 MiB", "1.5 GiB"
 // Blocks of `b` threads needed to cover n items (any n >= 0): the usual rounded-up division.
 inline unsigned blocks_for(long long n, unsigned b) { return unsigned((n + b - 1) / b); }
 
+// A CUDA stream for the scope it is made in (an error in making it throws, as CUDA_CHECK does).
+class Stream {
+ public:
+  Stream();
+  ~Stream() { cudaStreamDestroy(stream_); }  // no check: a destructor must not throw
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  operator cudaStream_t() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
 // cudaMalloc'd array of T; an allocation failure names the size asked for.
 template <class T>
 class DeviceBuffer {

@@ -50,6 +50,24 @@ struct HostOrDeviceCode {
 // The source a failing check names: the tree this build compiles (-Dkernels), the chapter, the file.
 #define TUT_STAGE_SOURCE(chapter_dir, file) TUT_KERNELS_DIR "/" chapter_dir "/" #file
 
+// The code a registry (stage_registry.h) joins with a stage's line: what its file hands over;
+// for an acc stage only where the build compiled it (TUT_OPENACC: GCC offloads to nvptx), for an
+// mpi stage only where it found MPI (TUT_MPI), else none: the stage is listed, and says why it
+// cannot run.
+#define TUT_STAGE_CODE_cpu(code) code
+#define TUT_STAGE_CODE_gpu(code) code
+#define TUT_STAGE_CODE_multigpu(code) code
+#if TUT_OPENACC
+#define TUT_STAGE_CODE_acc(code) code
+#else
+#define TUT_STAGE_CODE_acc(code) {}
+#endif
+#if TUT_MPI
+#define TUT_STAGE_CODE_mpi(code) code
+#else
+#define TUT_STAGE_CODE_mpi(code) {}
+#endif
+
 // The registry over a list's entries: pointers, in lesson order.
 template <class Stage, size_t N>
 std::vector<const Stage*> registry(const Stage (&all)[N]) {

@@ -17,4 +17,24 @@ TimingStats summarize(std::vector<double> samples) {
   return s;
 }
 
+DeviceTimer::DeviceTimer(cudaStream_t stream) : stream_(stream) {
+  CUDA_CHECK(cudaEventCreate(&start_));
+  CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+DeviceTimer::~DeviceTimer() {
+  cudaEventDestroy(start_);  // no check: a destructor must not throw
+  cudaEventDestroy(stop_);
+}
+
+void DeviceTimer::start() { CUDA_CHECK(cudaEventRecord(start_, stream_)); }
+
+void DeviceTimer::stop() {
+  CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  CUDA_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  laps_.push_back(ms);
+}
+
 }  // namespace tut

@@ -30,40 +30,63 @@ struct TimingStats {
 
 TimingStats summarize(std::vector<double> samples_ms);  // throws on an empty sample
 
+// Lap timers: what runs between start() and stop(), lap after lap; stats() summarises the laps.
+// The timed call stays in the caller's own loop, so a program reaches its stage directly:
+//   tut::DeviceTimer timer(stream);
+//   for (int r = 0; r < repeats; ++r) { timer.start(); stage(..., stream); timer.stop(); }
+class HostTimer {
+ public:
+  void start() { start_ = std::chrono::steady_clock::now(); }
+  void stop() { laps_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count()); }
+  TimingStats stats() const { return summarize(laps_); }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::vector<double> laps_;
+};
+
+// CUDA events on `stream`: only what is enqueued there between start() and stop() is timed;
+// stop() waits for it.
+class DeviceTimer {
+ public:
+  explicit DeviceTimer(cudaStream_t stream);
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+  void start();
+  void stop();
+  TimingStats stats() const { return summarize(laps_); }
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_, stop_;
+  std::vector<double> laps_;
+};
+
 template <class Work>
 TimingStats time_host(Work&& work, int warmups, int repeats) {
   for (int w = 0; w < warmups; ++w) work();
-  std::vector<double> samples;
+  HostTimer timer;
   for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
+    timer.start();
     work();
-    const auto stop = std::chrono::steady_clock::now();
-    samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    timer.stop();
   }
-  return summarize(samples);
+  return timer.stats();
 }
 
 // `work` enqueues device work on `stream`; only what it enqueues between the events is timed.
 template <class Work>
 TimingStats time_device(Work&& work, cudaStream_t stream, int warmups, int repeats) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
   for (int w = 0; w < warmups; ++w) work();
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> samples;
+  DeviceTimer timer(stream);
   for (int r = 0; r < repeats; ++r) {
-    CUDA_CHECK(cudaEventRecord(start, stream));
+    timer.start();
     work();
-    CUDA_CHECK(cudaEventRecord(stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    samples.push_back(ms);
+    timer.stop();
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  return summarize(samples);
+  return timer.stats();
 }
 
 }  // namespace tut

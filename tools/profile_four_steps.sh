@@ -27,9 +27,9 @@ done
 # Kernels per time step: 2 for the time step, then 8 (steps 0, 1) or 4 (steps 2 to 4) per
 # Runge-Kutta stage, 3 stages. The timed range's first step is its warm-up run.
 # The OpenACC stages' regions are as many, where this build has them (GCC's offloading).
-stages="gpu0 gpu1 gpu2 gpu3 gpu4"
+stages=$(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps gpu)
 if "$vortex" --stage acc0 --size 8 --steps 1 --check-steps 1 --repeats 1 > /dev/null 2>&1; then
-  stages+=" acc0 acc1 acc2 acc3 acc4"
+  stages+=" $(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps acc)"
 fi
 for stage in $stages; do
   case $stage in gpu0|gpu1|acc0|acc1) kernels=26 ;; *) kernels=14 ;; esac

@@ -29,7 +29,12 @@ metrics=""
 for metric in ${wanted//,/ }; do
   if [[ $metric == launch__* ]] || grep -qx "${metric%%.*}" <<< "$known"; then metrics+=${metrics:+,}$metric; else echo "ncu has no $metric" >&2; fi
 done
-for type in gpu2 gpu3 gpu3r gpu4_2 gpu4 gpu4_4x8 gpu4_8 gpu4_16 gpu5 gpu6 gpu7 gpu7_k8 gpu7_8x8x4 gpulib; do
+# The chapter's GPU types but the untimed one-thread gpu1 (chapters/chapters.list), and every
+# variant matmult_f knows.
+tools=$(dirname "$0")
+types=$(python3 "$tools/chapters.py" stages 02-matmul gpu | grep -vx gpu1)
+types+=" $("$dir/matmult_f" --help | sed -n 's/^ *or a variant: //p' | tr -d ',')"
+for type in $types; do
   echo "# type $type, n 4096"
   MFLOPS_MAX_IT=1 MFLOPS_MIN_T=0 MATMULT_COMPARE=0 ncu --metrics "$metrics" --csv -c 1 \
     "$dir/matmult_f" "$type" 4096 4096 4096 2>&1 | grep '^"'

@@ -99,6 +99,8 @@ int bandwidth_main(int argc, const char* const* argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("bandwidth", [&] { return bandwidth_main(argc, argv); });
+int main(int argc, char** argv) try {
+  return bandwidth_main(argc, argv);
+} catch (...) {
+  return tut::exit_code_for_failure("bandwidth");
 }

@@ -92,6 +92,8 @@ int device_info_main(int argc, const char* const* argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("device_info", [&] { return device_info_main(argc, argv); });
+int main(int argc, char** argv) try {
+  return device_info_main(argc, argv);
+} catch (...) {
+  return tut::exit_code_for_failure("device_info");
 }

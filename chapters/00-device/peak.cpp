@@ -54,6 +54,8 @@ int peak_main(int argc, const char* const* argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("peak", [&] { return peak_main(argc, argv); });
+int main(int argc, char** argv) try {
+  return peak_main(argc, argv);
+} catch (...) {
+  return tut::exit_code_for_failure("peak");
 }

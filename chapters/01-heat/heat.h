@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "check.h"
@@ -48,16 +50,25 @@ void prefer_shared_memory(Kernel kernel) {
 
 constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
 
-// One step: a CPU stage on host pointers; a GPU stage enqueues it on `stream`, on device
-// pointers, in blocks of `block` threads.
-using HeatHostStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out);
-using HeatDeviceStep = void (*)(const HeatGrid& grid, float coeff, const float* in, float* out, dim3 block,
-                                cudaStream_t stream);
-// Many steps in one call, for a GPU stage that fuses steps or replays them (v6, v7): `steps`
-// steps from the field in `a` (`b` holds the same boundary), enqueued on `stream`; returns
-// whichever of a and b holds the result.
-using HeatDeviceRun = float* (*)(const HeatGrid& grid, float coeff, float* a, float* b, int steps, dim3 block,
-                                 cudaStream_t stream);
+// The one handover of every stage: `steps` steps from the field in `a` (`b` holds the same
+// boundary), host pointers for a CPU stage, device pointers for a GPU stage, which enqueues its
+// work on `stream` in blocks of `block` threads; returns whichever of a and b holds the result.
+using HeatRun = float* (*)(const HeatGrid& grid, float coeff, float* a, float* b, int steps, dim3 block,
+                           cudaStream_t stream);
+
+// The adapter for a stage that does one step: steps_of<step> is its HeatRun. `step` maps `in`
+// to `out`: (grid, coeff, in, out) on the CPU, (grid, coeff, in, out, block, stream) on the GPU.
+template <auto step>
+float* steps_of(const HeatGrid& grid, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
+  for (int s = 0; s < steps; ++s) {
+    if constexpr (std::is_invocable_v<decltype(step), const HeatGrid&, float, const float*, float*>)
+      step(grid, coeff, a, b);
+    else
+      step(grid, coeff, a, b, block, stream);
+    std::swap(a, b);
+  }
+  return a;
+}
 
 // The blocks a GPU stage can run in, beyond CUDA's own limits: heat3d's --block must respect them.
 struct BlockLimits {
@@ -70,27 +81,21 @@ struct BlockLimits {
 struct HeatVariant {
   const char* name;  // "v5_ahead2"
   const char* idea;
-  HeatDeviceRun run;
+  HeatRun run;
   BlockLimits limits{};
   dim3 block{0, 0, 0};  // its own block shape; 0: the stage's
 };
 
-// What a stage's file hands over, as `const HeatCode heat_<stage>`: a CPU stage's step, or a
-// GPU stage's step (or run of many steps) with its own block shape, the smallest block it
-// can work in, and the variants it sweeps.
+// What a stage's file hands over, as `const HeatCode heat_<stage>`: its run, its block shape
+// (none on the CPU), the smallest block it can work in, and the variants it sweeps.
 struct HeatCode {
-  constexpr HeatCode(HeatHostStep step) : on_host(step) {}
-  constexpr HeatCode(HeatDeviceStep step, dim3 shape) : on_device(step), block(shape) {}
-  constexpr HeatCode(HeatDeviceRun run, dim3 shape, BlockLimits fits = {})
-      : run_on_device(run), block(shape), limits(fits) {}
+  constexpr HeatCode(HeatRun run_, dim3 shape = {0, 0, 0}, BlockLimits fits = {}) : run(run_), block(shape), limits(fits) {}
   template <size_t N>
-  constexpr HeatCode(HeatDeviceRun run, dim3 shape, BlockLimits fits, const HeatVariant (&sweep)[N])
-      : run_on_device(run), block(shape), limits(fits), variants(sweep), variant_count(int(N)) {}
-  HeatHostStep on_host = nullptr;
-  HeatDeviceStep on_device = nullptr;
-  HeatDeviceRun run_on_device = nullptr;
-  dim3 block{};
-  BlockLimits limits{};
+  constexpr HeatCode(HeatRun run_, dim3 shape, BlockLimits fits, const HeatVariant (&sweep)[N])
+      : run(run_), block(shape), limits(fits), variants(sweep), variant_count(int(N)) {}
+  HeatRun run;
+  dim3 block;
+  BlockLimits limits;
   const HeatVariant* variants = nullptr;
   int variant_count = 0;
 };
@@ -101,7 +106,6 @@ inline std::string shape_text(dim3 b) {
 }
 
 struct HeatStage : tut::StageInfo {
-  const char* lesson_block;  // "64x8x1": the block shape the lesson gives it ("-" on the CPU)
   HeatCode code;
 };
 

@@ -177,19 +177,27 @@ tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Opti
   const dim3 block = block_of(s, o);
   if (!s.on_device()) {
     std::vector<float> a = initial, b = initial;
-    run_steps(s, grid, block, a.data(), b.data(), 1, nullptr);
-    return tut::time_host([&] { run_steps(s, grid, block, a.data(), b.data(), batch, nullptr); }, 0, o.repeats);
+    s.code.run(grid, kHeatCoeff, a.data(), b.data(), 1, block, nullptr);
+    tut::HostTimer timer;
+    for (int r = 0; r < o.repeats; ++r) {
+      timer.start();
+      s.code.run(grid, kHeatCoeff, a.data(), b.data(), batch, block, nullptr);
+      timer.stop();
+    }
+    return timer.stats();
   }
   tut::DeviceBuffer<float> a(initial.size()), b(initial.size());
   a.upload(initial.data());
   b.upload(initial.data());
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  run_steps(s, grid, block, a.get(), b.get(), std::min(batch, 100), stream);
-  const tut::TimingStats t = tut::time_device(
-      [&] { run_steps(s, grid, block, a.get(), b.get(), batch, stream); }, stream, 0, o.repeats);
-  CUDA_CHECK(cudaStreamDestroy(stream));
-  return t;
+  const tut::Stream stream;
+  s.code.run(grid, kHeatCoeff, a.get(), b.get(), std::min(batch, 100), block, stream);
+  tut::DeviceTimer timer(stream);  // its first lap starts after the warm-up has ended
+  for (int r = 0; r < o.repeats; ++r) {
+    timer.start();
+    s.code.run(grid, kHeatCoeff, a.get(), b.get(), batch, block, stream);
+    timer.stop();
+  }
+  return timer.stats();
 }
 
 int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o,
@@ -269,7 +277,9 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
   return all_ok ? 0 : 1;
 }
 
-int heat_main(int argc, const char* const* argv) {
+}  // namespace
+
+int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const HeatGrid grid{o.nx, o.ny, o.nz};
   // The initial field, the reference's result, a stage's result and a working copy.
@@ -288,10 +298,6 @@ int heat_main(int argc, const char* const* argv) {
   if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device(); }))
     tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
   return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device);
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  return tut::run_main("heat3d", [&] { return heat_main(argc, argv); });
+} catch (...) {
+  return tut::exit_code_for_failure("heat3d");
 }

@@ -1,23 +1,8 @@
 #include "heat_run.h"
 
-#include <utility>
-
 #include "check.h"
 #include "device.h"
 #include "validate.h"
-
-float* run_steps(const HeatStage& stage, const HeatGrid& grid, dim3 block, float* a, float* b, int steps,
-                 cudaStream_t stream) {
-  if (stage.code.run_on_device) return stage.code.run_on_device(grid, kHeatCoeff, a, b, steps, block, stream);
-  for (int s = 0; s < steps; ++s) {
-    if (stage.on_device())
-      stage.code.on_device(grid, kHeatCoeff, a, b, block, stream);
-    else
-      stage.code.on_host(grid, kHeatCoeff, a, b);
-    std::swap(a, b);
-  }
-  return a;
-}
 
 static std::vector<float> with_poisoned_interior(const HeatGrid& g, std::vector<float> field) {
   if (g.interior_cells() == 0) return field;
@@ -31,13 +16,13 @@ std::vector<float> run_stage(const HeatStage& stage, const HeatGrid& grid, dim3 
                              const std::vector<float>& initial, int steps) {
   std::vector<float> a = initial, b = with_poisoned_interior(grid, initial);
   if (!stage.on_device()) {
-    const float* result = run_steps(stage, grid, block, a.data(), b.data(), steps, nullptr);
+    const float* result = stage.code.run(grid, kHeatCoeff, a.data(), b.data(), steps, block, nullptr);
     return result == a.data() ? a : b;
   }
   tut::DeviceBuffer<float> device_a(a.size()), device_b(b.size());
   device_a.upload(a.data());
   device_b.upload(b.data());
-  const float* result = run_steps(stage, grid, block, device_a.get(), device_b.get(), steps, nullptr);
+  const float* result = stage.code.run(grid, kHeatCoeff, device_a.get(), device_b.get(), steps, block, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside a kernel surfaces here
   (result == device_a.get() ? device_a : device_b).download(a.data());
   return a;

@@ -1,15 +1,9 @@
-// Running a heat stage for many steps, shared by the driver and the tests.
+// Running a heat stage from a host field, shared by the driver and the tests.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "heat.h"
-
-// `steps` steps ping-ponging between a and b (a holds the initial field, b the same boundary),
-// one step per call of the stage's step, or all in one call of a stage that runs many (v5..v7);
-// returns whichever of the two holds the result. Host or device pointers, as the stage needs.
-float* run_steps(const HeatStage& stage, const HeatGrid& grid, dim3 block, float* a, float* b, int steps,
-                 cudaStream_t stream);
 
 // Runs a stage from a host field and brings the result back. The second buffer's interior is
 // poisoned with NaN first, so an interior cell the stage never writes shows up as NaN.

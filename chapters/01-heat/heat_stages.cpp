@@ -3,16 +3,10 @@
 
 #include <deque>
 
-const std::vector<const HeatStage*>& heat_stages() {
-#define STAGE(name, file, side, block, idea) \
-  {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("01-heat", file)}, #block, heat_##name},
-  static const HeatStage all[] = {
-#include "heat.stages"
-  };
-#undef STAGE
-  static const std::vector<const HeatStage*> stages = tut::registry(all);
-  return stages;
-}
+#define STAGE_FAMILY heat
+#define STAGE_TYPE HeatStage
+#define STAGE_FOLDER "01-heat"
+#include "stage_registry.h"
 
 const std::vector<const HeatStage*>& heat_stages_and_variants() {
   static const std::deque<HeatStage> variants = [] {
@@ -20,7 +14,7 @@ const std::vector<const HeatStage*>& heat_stages_and_variants() {
     for (const HeatStage* s : heat_stages())
       for (int v = 0; v < s->code.variant_count; ++v) {
         const HeatVariant& variant = s->code.variants[v];
-        all.push_back({{variant.name, variant.idea, s->side, s->source}, s->lesson_block,
+        all.push_back({{variant.name, variant.idea, s->side, s->source},
                        HeatCode{variant.run, variant.block.x ? variant.block : s->code.block, variant.limits}});
       }
     return all;

@@ -203,6 +203,8 @@ int bench_main(int argc, const char* const* argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("matmul_bench", [&] { return bench_main(argc, argv); });
+int main(int argc, char** argv) try {
+  return bench_main(argc, argv);
+} catch (...) {
+  return tut::exit_code_for_failure("matmul_bench");
 }

@@ -2,16 +2,10 @@
 #include "device.h"
 #include "matmul.h"
 
-// The registry: each line of matmul.stages joined with the code its file hands over.
-const std::vector<const MatmulStage*>& matmul_stages() {
-#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("02-matmul", file)}, matmul_##name},
-  static const MatmulStage all[] = {
-#include "matmul.stages"
-  };
-#undef STAGE
-  static const std::vector<const MatmulStage*> stages = tut::registry(all);
-  return stages;
-}
+#define STAGE_FAMILY matmul
+#define STAGE_TYPE MatmulStage
+#define STAGE_FOLDER "02-matmul"
+#include "stage_registry.h"
 
 const std::vector<const MatmulVariant*>& matmul_variants() {
   static const std::vector<const MatmulVariant*> variants = [] {

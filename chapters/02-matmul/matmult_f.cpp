@@ -66,7 +66,9 @@ const MatmulVariant* find_variant(const std::string& name) {
 
 std::string variant_names() { return tut::stage_names(matmul_variants()); }
 
-int driver_main(int argc, char** argv) {
+}  // namespace
+
+int main(int argc, char** argv) try {
   const std::string types = tut::stage_names(matmul_stages());
   const bool help = std::any_of(argv + 1, argv + argc, [](const char* a) {
     return std::string(a) == "--help" || std::string(a) == "-h";
@@ -126,10 +128,6 @@ int driver_main(int argc, char** argv) {
   const double mflops = 2.0 * m * n * double(k) * iterations / seconds / 1e6;
   std::printf("%12.3f %12.3f %e # matmult_%s\n", memory_kb, mflops, error, name.c_str());
   return 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  return tut::run_main("matmult_f", [&] { return driver_main(argc, argv); });
+} catch (...) {
+  return tut::exit_code_for_failure("matmult_f");
 }

@@ -123,7 +123,9 @@ Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<do
   return {&stage, parts, stage.code.solve(problem, u, so)};
 }
 
-int jacobi_main(int argc, char** argv) {
+}  // namespace
+
+int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const size_t cells = size_t(o.N + 2) * (o.N + 2);  // the source, the initial field, the solution, a spare
   tut::require_host_memory(4 * cells * sizeof(double), "an N = " + std::to_string(o.N) + " grid (four fields on the host)");
@@ -177,10 +179,6 @@ int jacobi_main(int argc, char** argv) {
   table.print(std::cout, o.format);
   if (!o.pgm.empty()) write_pgm(o.pgm, problem.grid, u);
   return 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  return tut::run_main("jacobi", [&] { return jacobi_main(argc, argv); });
+} catch (...) {
+  return tut::exit_code_for_failure("jacobi");
 }

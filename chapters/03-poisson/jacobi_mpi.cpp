@@ -95,7 +95,12 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int status = tut::run_main("jacobi_mpi", [&] { return mpi_main(argc, argv, rank, size); });
+  int status = 0;
+  try {
+    status = mpi_main(argc, argv, rank, size);
+  } catch (...) {
+    status = tut::exit_code_for_failure("jacobi_mpi");
+  }
   MPI_Finalize();
   return status;
 }

@@ -86,74 +86,80 @@ std::vector<Run> runs_for(const Options& o, const Mesh& m) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("force", [&] {
-    const Options o = parse(argc, argv);
-    const Mesh m{o.N, 1.0f / float(o.N)};
-    const size_t cells = size_t(m.cells());
-    const tut::DeviceInfo device = tut::find_device();
-    tut::require_device_unless_cpu_stages(o.stages, device);
-    if (device.usable) tut::require_device_memory(cells * 4 * 3, "the potential, one force component and a spare");
-    if (!device.usable) std::cerr << "force: no GPU, so only the CPU stages run: " << device.why_not << "\n";
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  const Mesh m{o.N, 1.0f / float(o.N)};
+  const size_t cells = size_t(m.cells());
+  const tut::DeviceInfo device = tut::find_device();
+  tut::require_device_unless_cpu_stages(o.stages, device);
+  if (device.usable) tut::require_device_memory(cells * 4 * 3, "the potential, one force component and a spare");
+  if (!device.usable) std::cerr << "force: no GPU, so only the CPU stages run: " << device.why_not << "\n";
 
-    tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"axis", "axis", ""}, {"what", "what", ""}, {"strip", "strip", "", "%.0f"},
-                      {"time_ms", "time", "ms", "%.4f"}, {"min_ms", "min", "ms", "%.4f"}, {"max_ms", "max", "ms", "%.4f"},
-                      {"gcells_per_s", "rate", "GCells/s", "%.2f"}, {"gb_per_s", "at 8 B/cell", "GB/s", "%.0f"},
-                      {"pct_copy", "of copy", "%", "%.1f"}, {"speedup_cpu", "vs cpu", "x", "%.1f"}, {"check", "check", ""}}));
-    table.add_note("problem", std::to_string(m.N) + "^3 cells, float, random potential in [0, 1), dx = 1/" +
-                                  std::to_string(m.N));
-    const double copy_gbps = note_device_and_ceiling(table, device);
-    table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
-                                 std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
-    table.add_note("validation", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
+  tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"axis", "axis", ""}, {"what", "what", ""}, {"strip", "strip", "", "%.0f"},
+                    {"time_ms", "time", "ms", "%.4f"}, {"min_ms", "min", "ms", "%.4f"}, {"max_ms", "max", "ms", "%.4f"},
+                    {"gcells_per_s", "rate", "GCells/s", "%.2f"}, {"gb_per_s", "at 8 B/cell", "GB/s", "%.0f"},
+                    {"pct_copy", "of copy", "%", "%.1f"}, {"speedup_cpu", "vs cpu", "x", "%.1f"}, {"check", "check", ""}}));
+  table.add_note("problem", std::to_string(m.N) + "^3 cells, float, random potential in [0, 1), dx = 1/" +
+                                std::to_string(m.N));
+  const double copy_gbps = note_device_and_ceiling(table, device);
+  table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
+                               std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
+  table.add_note("validation", "against the cpu stage, |x - cpu| <= 1e-6/dx + 1e-6 |cpu|");
 
-    std::vector<float> pot(cells), f(cells);
-    tut::fill_random(pot.data(), cells, uint64_t(o.seed));
-    tut::DeviceBuffer<float> d_pot, d_f;
-    if (device.usable) {
-      d_pot = tut::DeviceBuffer<float>(cells);
-      d_f = tut::DeviceBuffer<float>(cells);
-      d_pot.upload(pot.data());
-    }
-    bool all_ok = true;
-    const ForceStage& cpu_stage = tut::stage_named(force_stages(), "cpu");  // the reference and the baseline
-    for (int axis : o.axes) {
-      std::vector<float> reference(cells);
-      const tut::TimingStats cpu =
-          tut::time_host([&] { cpu_stage.code.on_host(m, axis, pot.data(), reference.data()); }, 1, o.cpu_repeats);
-      for (const Run& r : runs_for(o, m)) {
-        const ForceStage& s = *r.stage;
-        if (!s.handles(axis) || (s.on_device() && !device.usable)) continue;
-        const tut::Range range(std::string(s.name) + " " + axis_name(axis) + ": timed and checked");
-        tut::TimingStats t = cpu;
-        if (!s.on_device() && &s != &cpu_stage) {
-          tut::poison(f.data(), cells);  // NaN: a cell never written fails
-          t = tut::time_host([&] { s.code.on_host(m, axis, pot.data(), f.data()); }, 1, o.cpu_repeats);
-        } else if (s.on_device()) {
-          CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
-          t = tut::time_device([&] { s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
-                               o.repeats);
-          d_f.download(f.data());
+  std::vector<float> pot(cells), f(cells);
+  tut::fill_random(pot.data(), cells, uint64_t(o.seed));
+  tut::DeviceBuffer<float> d_pot, d_f;
+  if (device.usable) {
+    d_pot = tut::DeviceBuffer<float>(cells);
+    d_f = tut::DeviceBuffer<float>(cells);
+    d_pot.upload(pot.data());
+  }
+  bool all_ok = true;
+  const ForceStage& cpu_stage = tut::stage_named(force_stages(), "cpu");  // the reference and the baseline
+  for (int axis : o.axes) {
+    std::vector<float> reference(cells);
+    const tut::TimingStats cpu =
+        tut::time_host([&] { cpu_stage.code.on_host(m, axis, pot.data(), reference.data()); }, 1, o.cpu_repeats);
+    for (const Run& r : runs_for(o, m)) {
+      const ForceStage& s = *r.stage;
+      if (!s.handles(axis) || (s.on_device() && !device.usable)) continue;
+      const tut::Range range(std::string(s.name) + " " + axis_name(axis) + ": timed and checked");
+      tut::TimingStats t = cpu;
+      if (!s.on_device() && &s != &cpu_stage) {
+        tut::poison(f.data(), cells);  // NaN: a cell never written fails
+        t = tut::time_host([&] { s.code.on_host(m, axis, pot.data(), f.data()); }, 1, o.cpu_repeats);
+      } else if (s.on_device()) {
+        CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
+        for (int w = 0; w < 2; ++w) s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr);  // warm-up
+        tut::DeviceTimer timer(nullptr);
+        for (int rep = 0; rep < o.repeats; ++rep) {
+          timer.start();
+          s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr);
+          timer.stop();
         }
-        bool ok = true;
-        if (&s != &cpu_stage) {
-          const tut::ValidationReport v = tut::compare(f.data(), reference.data(), m.extent(), force_tolerance(m));
-          ok = v.ok();
-          if (!ok)
-            std::cerr << "force: stage " << s.name << " (axis " << axis_name(axis) << ") differs from cpu (edit "
-                      << s.source << "): " << v.summary() << "\n";
-        }
-        all_ok = all_ok && ok;
-        const double rate = double(cells) / (t.median_ms * 1e-3);
-        tut::Table::Row row = table.add_row().set("stage", s.name).set("axis", axis_name(axis)).set("what", s.idea);
-        row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms);
-        row.set("gcells_per_s", rate / 1e9).set("gb_per_s", 8 * rate / 1e9).set("speedup_cpu", cpu.median_ms / t.median_ms);
-        row.set("check", ok ? "ok" : "FAIL");
-        if (r.strip) row.set("strip", r.strip);
-        if (copy_gbps > 0) row.set("pct_copy", 800 * rate / 1e9 / copy_gbps).set_ceiling("copy", 8 * rate / 1e9 / copy_gbps);
+        t = timer.stats();
+        d_f.download(f.data());
       }
+      bool ok = true;
+      if (&s != &cpu_stage) {
+        const tut::ValidationReport v = tut::compare(f.data(), reference.data(), m.extent(), force_tolerance(m));
+        ok = v.ok();
+        if (!ok)
+          std::cerr << "force: stage " << s.name << " (axis " << axis_name(axis) << ") differs from cpu (edit "
+                    << s.source << "): " << v.summary() << "\n";
+      }
+      all_ok = all_ok && ok;
+      const double rate = double(cells) / (t.median_ms * 1e-3);
+      tut::Table::Row row = table.add_row().set("stage", s.name).set("axis", axis_name(axis)).set("what", s.idea);
+      row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms);
+      row.set("gcells_per_s", rate / 1e9).set("gb_per_s", 8 * rate / 1e9).set("speedup_cpu", cpu.median_ms / t.median_ms);
+      row.set("check", ok ? "ok" : "FAIL");
+      if (r.strip) row.set("strip", r.strip);
+      if (copy_gbps > 0) row.set("pct_copy", 800 * rate / 1e9 / copy_gbps).set_ceiling("copy", 8 * rate / 1e9 / copy_gbps);
     }
-    table.print(std::cout, o.format);
-    return all_ok ? 0 : 1;
-  });
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+} catch (...) {
+  return tut::exit_code_for_failure("force");
 }

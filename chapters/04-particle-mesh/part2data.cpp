@@ -82,8 +82,14 @@ tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Optio
                              const tut::DeviceBuffer<float>& pos, tut::DeviceBuffer<int>& data) {
   const tut::Range range(std::string(s.name) + ": timed");
   const int np = int(data.size());
-  return tut::time_device([&] { s.code.on_device(m, np, pos.get(), data.get(), block_of(s, o), nullptr); }, nullptr, 2,
-                          o.repeats);
+  for (int w = 0; w < 2; ++w) s.code.on_device(m, np, pos.get(), data.get(), block_of(s, o), nullptr);  // warm-up
+  tut::DeviceTimer timer(nullptr);
+  for (int r = 0; r < o.repeats; ++r) {
+    timer.start();
+    s.code.on_device(m, np, pos.get(), data.get(), block_of(s, o), nullptr);
+    timer.stop();
+  }
+  return timer.stats();
 }
 
 int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
@@ -223,24 +229,24 @@ int run_transfers(const Options& o, const Mesh& m, const std::vector<float>& pos
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("part2data", [&] {
-    const Options o = parse(argc, argv);
-    const Mesh m{o.N, 1.0f / float(o.N)};
-    // The positions (12 B), the reference's cells and a stage's (4 B each), and pinned copies of
-    // both for --transfers.
-    tut::require_host_memory(size_t(o.np) * (o.transfers ? 40 : 20), std::to_string(o.np) + " particles");
-    const tut::DeviceInfo device = tut::find_device();
-    if (o.transfers && !device.usable) throw tut::NoDeviceError("the transfer table needs a GPU: " + device.why_not);
-    tut::require_device_unless_cpu_stages(o.stages, device);
-    if (device.usable) tut::require_device_memory(size_t(o.np) * 16 * 2, "the particles, their cells and a spare copy");
-    const std::vector<float> pos = random_positions(m, o.np, uint64_t(o.seed));
-    // The cpu stage is the reference and the sequential time of both tables.
-    std::vector<int> reference(size_t(o.np));
-    const tut::TimingStats cpu =
-        tut::time_host([&] { reference_stage().code.on_host(m, o.np, pos.data(), reference.data()); }, 1, o.cpu_repeats);
-    if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
-    return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
-                       : run_kernels(o, m, pos, reference, cpu, device);
-  });
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  const Mesh m{o.N, 1.0f / float(o.N)};
+  // The positions (12 B), the reference's cells and a stage's (4 B each), and pinned copies of
+  // both for --transfers.
+  tut::require_host_memory(size_t(o.np) * (o.transfers ? 40 : 20), std::to_string(o.np) + " particles");
+  const tut::DeviceInfo device = tut::find_device();
+  if (o.transfers && !device.usable) throw tut::NoDeviceError("the transfer table needs a GPU: " + device.why_not);
+  tut::require_device_unless_cpu_stages(o.stages, device);
+  if (device.usable) tut::require_device_memory(size_t(o.np) * 16 * 2, "the particles, their cells and a spare copy");
+  const std::vector<float> pos = random_positions(m, o.np, uint64_t(o.seed));
+  // The cpu stage is the reference and the sequential time of both tables.
+  std::vector<int> reference(size_t(o.np));
+  const tut::TimingStats cpu =
+      tut::time_host([&] { reference_stage().code.on_host(m, o.np, pos.data(), reference.data()); }, 1, o.cpu_repeats);
+  if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
+  return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
+                     : run_kernels(o, m, pos, reference, cpu, device);
+} catch (...) {
+  return tut::exit_code_for_failure("part2data");
 }

@@ -13,23 +13,10 @@ constexpr double kSide = 10, kStrength = 5, kPi = 3.14159265358979323846;
 
 }  // namespace
 
-// A stage's code; an acc stage's only where the build compiled it (TUT_OPENACC: GCC offloads to
-// nvptx), an mpi stage's only where it found MPI (TUT_MPI), else none: the stage is listed, and
-// says why it cannot run.
 #ifndef TUT_MPI
 #define TUT_MPI 0
 #endif
-#define FOUR_STEPS_CODE_cpu(name) four_steps_##name
-#define FOUR_STEPS_CODE_gpu(name) four_steps_##name
-#if TUT_MPI
-#define FOUR_STEPS_CODE_mpi(name) four_steps_##name
-#else
-#define FOUR_STEPS_CODE_mpi(name) FourStepsCode{}
-#endif
-#if TUT_OPENACC
-#define FOUR_STEPS_CODE_acc(name) four_steps_##name
-#else
-#define FOUR_STEPS_CODE_acc(name) FourStepsCode{}
+#if !TUT_OPENACC
 std::string openacc_unavailable() {
   return "no OpenACC offloading compiler in this build: apt-get install gcc-" + std::to_string(__GNUC__) +
          "-offload-nvptx (for this GCC " + std::to_string(__GNUC__) + "), then meson setup --reconfigure on the build";
@@ -41,15 +28,10 @@ std::string mpi_unavailable() {
   return "no MPI in this build: apt-get install libopenmpi-dev openmpi-bin, then meson setup --reconfigure on the build";
 }
 
-const std::vector<const FourStepsStage*>& four_steps_stages() {
-#define STAGE(name, file, side, idea) {{#name, idea, tut::Side::side, TUT_STAGE_SOURCE("05-four-steps", file)}, FOUR_STEPS_CODE_##side(name)},
-  static const FourStepsStage all[] = {
-#include "four_steps.stages"
-  };
-#undef STAGE
-  static const std::vector<const FourStepsStage*> stages = tut::registry(all);
-  return stages;
-}
+#define STAGE_FAMILY four_steps
+#define STAGE_TYPE FourStepsStage
+#define STAGE_FOLDER "05-four-steps"
+#include "stage_registry.h"
 
 Mesh make_mesh(int nx, int ny, int row_align) {
   if (nx < 4 || ny < 4) throw std::invalid_argument("make_mesh: at least 4 x 4 cells, got " + std::to_string(nx) + " x " + std::to_string(ny));

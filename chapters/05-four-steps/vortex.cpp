@@ -80,99 +80,110 @@ Options parse(int argc, const char* const* argv) {
 // after one warm-up run; CPU: the steady clock, after a one-step warm-up.
 tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::vector<double>& q0, int steps,
                             int repeats) {
-  std::vector<double> samples;
   run.reset(q0);
   run.advance(s.on_device() ? steps : 1);
   run.time();  // waits for the warm-up
+  if (!s.on_device()) {
+    tut::HostTimer timer;
+    for (int r = 0; r < repeats; ++r) {
+      run.reset(q0);
+      timer.start();
+      run.advance(steps);
+      timer.stop();
+    }
+    return timer.stats();
+  }
+  tut::DeviceTimer timer(nullptr);
   for (int r = 0; r < repeats; ++r) {
     run.reset(q0);
-    const auto timed = [&] { run.advance(steps); };
-    samples.push_back(s.on_device() ? tut::time_device(timed, nullptr, 0, 1).median_ms : tut::time_host(timed, 0, 1).median_ms);
+    timer.start();
+    run.advance(steps);
+    timer.stop();
   }
-  return tut::summarize(samples);
+  return timer.stats();
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return tut::run_main("vortex", [&] {
-    const Options o = parse(argc, argv);
-    Problem p;
-    p.mesh = make_mesh(o.nx, o.ny);
-    p.gas.mu_ref = o.viscosity;
-    // the start, the perturbed start (and its noise, while it is made), ref's result
-    tut::require_host_memory(4 * kVars * p.mesh.plane() * sizeof(double),
-                             std::to_string(o.nx) + " x " + std::to_string(o.ny) + " cells (four states on the host)");
-    const tut::DeviceInfo device = tut::find_device();
-    tut::require_device_unless_cpu_stages(o.stages, device);
-    if (!device.usable) std::cerr << "vortex: no GPU, so only the CPU stages run: " << device.why_not << "\n";
-    // The acc stages need GCC's OpenACC offloading too: without it they are left out, as the GPU
-    // stages are without a GPU.
-    std::vector<const FourStepsStage*> stages = o.stages;
-    const auto is_acc = [](const FourStepsStage* s) { return s->side == tut::Side::acc; };
-    const std::string acc_missing = device.usable && std::any_of(stages.begin(), stages.end(), is_acc) ? openacc_unavailable() : "";
-    if (!acc_missing.empty()) {
-      if (std::all_of(stages.begin(), stages.end(), is_acc)) throw tut::NoDeviceError("the acc stages cannot run: " + acc_missing);
-      std::cerr << "vortex: the OpenACC stages are left out: " << acc_missing << "\n";
-      stages.erase(std::remove_if(stages.begin(), stages.end(), is_acc), stages.end());
-    }
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  Problem p;
+  p.mesh = make_mesh(o.nx, o.ny);
+  p.gas.mu_ref = o.viscosity;
+  // the start, the perturbed start (and its noise, while it is made), ref's result
+  tut::require_host_memory(4 * kVars * p.mesh.plane() * sizeof(double),
+                           std::to_string(o.nx) + " x " + std::to_string(o.ny) + " cells (four states on the host)");
+  const tut::DeviceInfo device = tut::find_device();
+  tut::require_device_unless_cpu_stages(o.stages, device);
+  if (!device.usable) std::cerr << "vortex: no GPU, so only the CPU stages run: " << device.why_not << "\n";
+  // The acc stages need GCC's OpenACC offloading too: without it they are left out, as the GPU
+  // stages are without a GPU.
+  std::vector<const FourStepsStage*> stages = o.stages;
+  const auto is_acc = [](const FourStepsStage* s) { return s->side == tut::Side::acc; };
+  const std::string acc_missing = device.usable && std::any_of(stages.begin(), stages.end(), is_acc) ? openacc_unavailable() : "";
+  if (!acc_missing.empty()) {
+    if (std::all_of(stages.begin(), stages.end(), is_acc)) throw tut::NoDeviceError("the acc stages cannot run: " + acc_missing);
+    std::cerr << "vortex: the OpenACC stages are left out: " << acc_missing << "\n";
+    stages.erase(std::remove_if(stages.begin(), stages.end(), is_acc), stages.end());
+  }
 
-    tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"what", "what", ""}, {"steps", "steps", "", "%.0f"},
-                      {"time_s", "time", "s", "%.4f"}, {"min_s", "min", "s", "%.4f"}, {"max_s", "max", "s", "%.4f"},
-                      {"mcups", "rate", "Mcell updates/s", "%.1f"}, {"s_per_100_steps", "per 100 steps", "s", "%.3f"},
-                      {"speedup_ref", "vs ref", "x", "%.1f"}, {"check", "check", ""}}));
-    table.add_note("problem", std::to_string(o.nx) + " x " + std::to_string(o.ny) +
-                                  " cells, Yee's vortex, Navier-Stokes with viscosity " + std::to_string(o.viscosity) +
-                                  " at T = 1, CFL 0.5, double");
-    table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
-    double copy_gbps = 0;
-    if (device.usable) {  // the roofline's two ceilings, measured in this run
-      copy_gbps = tut::note_copy_ceiling(table);
-      const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();
-      table.add_note("fp64 ceiling", std::to_string(int(fma.gflops)) + " GFLOP/s of FP64 FMA chains (median of 5)");
-    }
-    table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after a warm-up run) or " +
-                                 std::to_string(o.cpu_repeats) + " (CPU, steady clock, after a one-step warm-up)");
-    table.add_note("validation", "after " + std::to_string(o.check_steps) +
-                                     " steps from a perturbed vortex, every cell of every stage against ref's: "
-                                     "|x - ref| <= 1e-10 + 1e-10 |ref|");
+  tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"what", "what", ""}, {"steps", "steps", "", "%.0f"},
+                    {"time_s", "time", "s", "%.4f"}, {"min_s", "min", "s", "%.4f"}, {"max_s", "max", "s", "%.4f"},
+                    {"mcups", "rate", "Mcell updates/s", "%.1f"}, {"s_per_100_steps", "per 100 steps", "s", "%.3f"},
+                    {"speedup_ref", "vs ref", "x", "%.1f"}, {"check", "check", ""}}));
+  table.add_note("problem", std::to_string(o.nx) + " x " + std::to_string(o.ny) +
+                                " cells, Yee's vortex, Navier-Stokes with viscosity " + std::to_string(o.viscosity) +
+                                " at T = 1, CFL 0.5, double");
+  table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
+  double copy_gbps = 0;
+  if (device.usable) {  // the roofline's two ceilings, measured in this run
+    copy_gbps = tut::note_copy_ceiling(table);
+    const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();
+    table.add_note("fp64 ceiling", std::to_string(int(fma.gflops)) + " GFLOP/s of FP64 FMA chains (median of 5)");
+  }
+  table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after a warm-up run) or " +
+                               std::to_string(o.cpu_repeats) + " (CPU, steady clock, after a one-step warm-up)");
+  table.add_note("validation", "after " + std::to_string(o.check_steps) +
+                                   " steps from a perturbed vortex, every cell of every stage against ref's: "
+                                   "|x - ref| <= 1e-10 + 1e-10 |ref|");
 
-    const std::vector<double> q0 = yee_vortex(p.mesh);
-    const std::vector<double> perturbed = yee_vortex(p.mesh, 0, 0.01, 2017);
-    const FourStepsStage& ref = tut::stage_named(four_steps_stages(), "ref");
-    std::vector<double> want = perturbed;
-    run_stage(ref, p, want, o.check_steps);
+  const std::vector<double> q0 = yee_vortex(p.mesh);
+  const std::vector<double> perturbed = yee_vortex(p.mesh, 0, 0.01, 2017);
+  const FourStepsStage& ref = tut::stage_named(four_steps_stages(), "ref");
+  std::vector<double> want = perturbed;
+  run_stage(ref, p, want, o.check_steps);
 
-    bool all_ok = true;
-    double ref_rate = 0;
-    for (const FourStepsStage* s : stages) {
-      if (s->on_device() && !device.usable) continue;
-      StageRun run(*s, p);
-      bool ok = true;
-      if (s != &ref) {
-        const tut::Range range(std::string(s->name) + ": checked");
-        run.reset(perturbed);
-        run.advance(o.check_steps);
-        const tut::ValidationReport v = tut::compare(run.state().data(), want.data(), p.mesh.extent(), kStageTolerance);
-        ok = v.ok();
-        if (!ok) std::cerr << "vortex: stage " << s->name << " differs from ref (edit " << s->source << "): " << v.summary() << "\n";
-      }
-      all_ok = all_ok && ok;
-      const int steps = s == &ref && o.ref_steps ? o.ref_steps : o.steps;
-      const tut::Range range(std::string(s->name) + ": timed");
-      const tut::TimingStats t = time_stage(*s, run, q0, steps, s->on_device() ? o.repeats : o.cpu_repeats);
-      const double rate = double(p.mesh.cells()) * steps / (t.median_ms * 1e-3);
-      if (s == &ref) ref_rate = rate;
-      tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea).set("steps", steps);
-      row.set("time_s", t.median_ms * 1e-3).set("min_s", t.min_ms * 1e-3).set("max_s", t.max_ms * 1e-3);
-      row.set("mcups", rate / 1e6).set("s_per_100_steps", double(p.mesh.cells()) * 100 / rate);
-      if (ref_rate > 0) row.set("speedup_ref", rate / ref_rate);
-      if (s->on_device() && copy_gbps > 0)
-        row.set_ceiling("copy at " + std::to_string(int(kLeastBytesPerCellUpdate)) + " B/cell update",
-                        rate * kLeastBytesPerCellUpdate / 1e9 / copy_gbps);
-      row.set("check", ok ? "ok" : "FAIL");
+  bool all_ok = true;
+  double ref_rate = 0;
+  for (const FourStepsStage* s : stages) {
+    if (s->on_device() && !device.usable) continue;
+    StageRun run(*s, p);
+    bool ok = true;
+    if (s != &ref) {
+      const tut::Range range(std::string(s->name) + ": checked");
+      run.reset(perturbed);
+      run.advance(o.check_steps);
+      const tut::ValidationReport v = tut::compare(run.state().data(), want.data(), p.mesh.extent(), kStageTolerance);
+      ok = v.ok();
+      if (!ok) std::cerr << "vortex: stage " << s->name << " differs from ref (edit " << s->source << "): " << v.summary() << "\n";
     }
-    table.print(std::cout, o.format);
-    return all_ok ? 0 : 1;
-  });
+    all_ok = all_ok && ok;
+    const int steps = s == &ref && o.ref_steps ? o.ref_steps : o.steps;
+    const tut::Range range(std::string(s->name) + ": timed");
+    const tut::TimingStats t = time_stage(*s, run, q0, steps, s->on_device() ? o.repeats : o.cpu_repeats);
+    const double rate = double(p.mesh.cells()) * steps / (t.median_ms * 1e-3);
+    if (s == &ref) ref_rate = rate;
+    tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea).set("steps", steps);
+    row.set("time_s", t.median_ms * 1e-3).set("min_s", t.min_ms * 1e-3).set("max_s", t.max_ms * 1e-3);
+    row.set("mcups", rate / 1e6).set("s_per_100_steps", double(p.mesh.cells()) * 100 / rate);
+    if (ref_rate > 0) row.set("speedup_ref", rate / ref_rate);
+    if (s->on_device() && copy_gbps > 0)
+      row.set_ceiling("copy at " + std::to_string(int(kLeastBytesPerCellUpdate)) + " B/cell update",
+                      rate * kLeastBytesPerCellUpdate / 1e9 / copy_gbps);
+    row.set("check", ok ? "ok" : "FAIL");
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
+} catch (...) {
+  return tut::exit_code_for_failure("vortex");
 }

@@ -22,4 +22,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out) {
 
 }  // namespace
 
-const HeatCode heat_v0{step};
+const HeatCode heat_v0{steps_of<step>};

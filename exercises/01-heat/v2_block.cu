@@ -36,4 +36,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatCode heat_v2{step, kBlock};
+const HeatCode heat_v2{steps_of<step>, kBlock};

@@ -27,4 +27,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatCode heat_v3{step, kBlock};
+const HeatCode heat_v3{steps_of<step>, kBlock};

@@ -34,4 +34,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatCode heat_v1{step, kBlock};
+const HeatCode heat_v1{steps_of<step>, kBlock};

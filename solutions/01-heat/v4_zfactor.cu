@@ -49,4 +49,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
 
 }  // namespace
 
-const HeatCode heat_v4{step, kBlock};
+const HeatCode heat_v4{steps_of<step>, kBlock};

@@ -108,7 +108,8 @@ void pass(const HeatGrid& g, float coeff, const float* in, float* out, dim3 bloc
   CUDA_CHECK_LAUNCH();
 }
 
-constexpr HeatDeviceStep kPass[] = {pass<1>, pass<2>, pass<3>, pass<4>};  // kPass[d - 1]: depth d
+using Pass = void (*)(const HeatGrid&, float coeff, const float* in, float* out, dim3 block, cudaStream_t stream);
+constexpr Pass kPass[] = {pass<1>, pass<2>, pass<3>, pass<4>};  // kPass[d - 1]: depth d
 
 template <int DEPTH>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {

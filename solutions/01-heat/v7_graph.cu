@@ -17,7 +17,6 @@
 
 #include "check.h"
 #include "heat.h"
-#include "heat_run.h"
 
 namespace {
 
@@ -26,7 +25,7 @@ constexpr dim3 kBlock{128, 4, 1};   // v4's
 
 // A graph recorded for one stage, one grid and block shape, and one pair of buffers.
 struct Recording {
-  const HeatStage* stage;
+  const HeatCode* stage;
   int nx, ny, nz;
   unsigned bx, by, bz;
   const float *a, *b;
@@ -36,7 +35,7 @@ struct Recording {
 
 // The recording of kStepsPerGraph steps of `stage` from a, made on first use and kept (one
 // per stage, grid, block and buffers: a handful in a run). Recording launches nothing.
-const Recording& recording(const HeatStage& stage, const HeatGrid& g, float* a, float* b, dim3 block) {
+const Recording& recording(const HeatCode& stage, const HeatGrid& g, float coeff, float* a, float* b, dim3 block) {
   static std::vector<Recording> made;
   for (const Recording& r : made)
     if (r.stage == &stage && r.nx == g.nx && r.ny == g.ny && r.nz == g.nz && r.bx == block.x &&
@@ -49,7 +48,7 @@ const Recording& recording(const HeatStage& stage, const HeatGrid& g, float* a, 
   CUDA_CHECK(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking));
   cudaGraph_t recorded;
   CUDA_CHECK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeThreadLocal));
-  r.result = run_steps(stage, g, block, a, b, kStepsPerGraph, capturing);
+  r.result = stage.run(g, coeff, a, b, kStepsPerGraph, block, capturing);
   CUDA_CHECK(cudaStreamEndCapture(capturing, &recorded));
   CUDA_CHECK(cudaGraphInstantiate(&r.graph, recorded, 0));
   CUDA_CHECK(cudaGraphDestroy(recorded));
@@ -59,31 +58,23 @@ const Recording& recording(const HeatStage& stage, const HeatGrid& g, float* a, 
   return made.back();
 }
 
-// `steps` steps of `stage`, whole graphs replayed on `stream`, the rest launched plainly.
-float* replay(const HeatStage& stage, const HeatGrid& g, float* a, float* b, int steps, dim3 block,
-              cudaStream_t stream) {
+// `steps` steps of the stage kStage, whole graphs replayed on `stream`, the rest launched plainly.
+template <const HeatCode& kStage>
+float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
   for (; steps >= kStepsPerGraph; steps -= kStepsPerGraph) {
-    const Recording& r = recording(stage, g, a, b, block);
+    const Recording& r = recording(kStage, g, coeff, a, b, block);
     CUDA_CHECK(cudaGraphLaunch(r.graph, stream));
     if (r.result != a) std::swap(a, b);
   }
-  return run_steps(stage, g, block, a, b, steps, stream);
+  return kStage.run(g, coeff, a, b, steps, block, stream);
 }
-
-// The stage a graph replays, by name in heat.stages.
-template <const char* kStage>  // coeff: run_steps gives every stage the chapter's kHeatCoeff
-float* run(const HeatGrid& g, float /*coeff*/, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
-  return replay(tut::stage_named(heat_stages(), kStage), g, a, b, steps, block, stream);
-}
-
-constexpr char kV4[] = "v4", kV5[] = "v5", kV6[] = "v6";
 
 // What a graph gives each stage on the small problem (see the lesson's table).
 // Each replays another stage, in that stage's block, within its limits.
 const HeatVariant kSweep[] = {
-    {"v7_v5", "v5 replayed as a CUDA graph", run<kV5>, heat_v5.limits, heat_v5.block},
-    {"v7_v6", "v6 replayed as a CUDA graph", run<kV6>, heat_v6.limits, heat_v6.block}};
+    {"v7_v5", "v5 replayed as a CUDA graph", run<heat_v5>, heat_v5.limits, heat_v5.block},
+    {"v7_v6", "v6 replayed as a CUDA graph", run<heat_v6>, heat_v6.limits, heat_v6.block}};
 
 }  // namespace
 
-const HeatCode heat_v7{run<kV4>, kBlock, {}, kSweep};
+const HeatCode heat_v7{run<heat_v4>, kBlock, {}, kSweep};

@@ -23,7 +23,7 @@ void step_skipping_row_end(const HeatGrid& g, float coeff, const float* in, floa
 }
 
 const HeatStage wrong_cpu = {{"wrong-cpu", "skips the end of each row", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"},
-                             "-", HeatCode{step_skipping_row_end}};
+                             HeatCode{steps_of<step_skipping_row_end>}};
 
 }  // namespace
 
@@ -38,8 +38,8 @@ void off_by_a_known_error(const HeatGrid& g, float, const float* in, float* out)
   const size_t centre = (size_t(g.nz / 2) * g.ny + g.ny / 2) * g.nx + g.nx / 2;
   out[centre] += float(error_in_bounds * (1e-6 + 1e-5 * std::fabs(want[centre])));
 }
-const HeatStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"}, "-",
-                         HeatCode{off_by_a_known_error}};
+const HeatStage probe = {{"tolerance-probe", "", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"},
+                         HeatCode{steps_of<off_by_a_known_error>}};
 
 // Wrong on purpose: steps once per grid size and hands the stored field back afterwards.
 void caches_by_size(const HeatGrid& g, float, const float* in, float* out) {
@@ -50,7 +50,7 @@ void caches_by_size(const HeatGrid& g, float, const float* in, float* out) {
   std::copy(cached.begin(), cached.end(), out);
 }
 const HeatStage caching = {{"caching", "results kept between calls", tut::Side::cpu, "tests/01-heat/test_cpu.cpp"},
-                           "-", HeatCode{caches_by_size}};
+                           HeatCode{steps_of<caches_by_size>}};
 
 }  // namespace
 

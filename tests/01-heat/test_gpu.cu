@@ -2,6 +2,8 @@
 // gpu_test_main.cpp, which skips without a GPU), and deliberately wrong kernels that the
 // checks must reject.
 #include <algorithm>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "check.h"
@@ -28,11 +30,17 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
     }
 }
 
-// Each stage's block shape is its lesson: the one it launches by default is the one heat.stages gives it.
+// Each stage's block shape is its lesson: the one it launches by default is the one the lesson
+// gives it (chapters/01-heat/README.md's tour table). A stage the lesson has no shape for fails.
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
+  static const std::map<std::string, std::string> kLessonBlocks = {
+      {"v1", "32x1x1"}, {"v2", "64x8x1"}, {"v3", "64x8x1"}, {"v4", "128x4x1"},
+      {"v5", "64x4x1"}, {"v6", "32x32x1"}, {"v7", "128x4x1"}};
   const HeatStage& s = *GetParam();
   const std::string shape = shape_text(s.code.block);
-  EXPECT_EQ(shape, s.lesson_block) << "stage " << s.name << " must launch blocks of " << s.lesson_block
+  const auto lesson = kLessonBlocks.find(s.name);
+  ASSERT_NE(lesson, kLessonBlocks.end()) << "the lesson gives stage " << s.name << " no block shape";
+  EXPECT_EQ(shape, lesson->second) << "stage " << s.name << " must launch blocks of " << lesson->second
                                    << " (x, y, z), not " << shape << edit_hint(s);
 }
 
@@ -154,17 +162,13 @@ float* run_two_steps_per_pass(const HeatGrid& g, float coeff, float* a, float* b
     CUDA_CHECK_LAUNCH();
     std::swap(a, b);
   }
-  if (steps == 1) {
-    heat_v1.on_device(g, coeff, a, b, block, stream);
-    std::swap(a, b);
-  }
-  return a;
+  return heat_v1.run(g, coeff, a, b, steps, block, stream);  // the step left over, if any
 }
 
 // v6 without its last, shallower pass: runs the whole passes of 3 steps only.
 float* run_v6_whole_passes_only(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block,
                                 cudaStream_t stream) {
-  return heat_v6.run_on_device(g, coeff, a, b, steps - steps % 3, block, stream);
+  return heat_v6.run(g, coeff, a, b, steps - steps % 3, block, stream);
 }
 
 // x-neighbours passed by warp shuffles (as v5 does), with the cells beyond loaded only by the
@@ -185,17 +189,15 @@ __global__ void shuffle_edges_by_lane_only(HeatGrid g, float coeff, const float*
     out[c] = in[c] + coeff * (left + right + in[c - row] + in[c + row] + in[c - plane] + in[c + plane] - 6 * in[c]);
 }
 
-// A wrong stage, named in the checks' failure messages; its lesson block is never asked for.
-HeatStage wrong_stage(const char* name, HeatCode code) {
-  return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, "", code};
-}
-const HeatStage skipping = wrong_stage("wrong-skip", {launch<skips_row_end>, dim3(64, 8, 1)});
-const HeatStage neighbour = wrong_stage("wrong-neighbour", {launch<wrong_neighbour>, dim3(64, 8, 1)});
-const HeatStage boundary = wrong_stage("wrong-boundary", {launch<writes_boundary>, dim3(64, 8, 1)});
-const HeatStage tiled = wrong_stage("wrong-tile-halo", {launch_tiled, dim3(32, 8, 1)});
+// A wrong stage, named in the checks' failure messages.
+HeatStage wrong_stage(const char* name, HeatCode code) { return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, code}; }
+const HeatStage skipping = wrong_stage("wrong-skip", {steps_of<launch<skips_row_end>>, dim3(64, 8, 1)});
+const HeatStage neighbour = wrong_stage("wrong-neighbour", {steps_of<launch<wrong_neighbour>>, dim3(64, 8, 1)});
+const HeatStage boundary = wrong_stage("wrong-boundary", {steps_of<launch<writes_boundary>>, dim3(64, 8, 1)});
+const HeatStage tiled = wrong_stage("wrong-tile-halo", {steps_of<launch_tiled>, dim3(32, 8, 1)});
 const HeatStage thin_halo = wrong_stage("wrong-thin-halo", {run_two_steps_per_pass, dim3(32, 8, 1)});
 const HeatStage no_tail = wrong_stage("wrong-no-tail", {run_v6_whole_passes_only, dim3(32, 32, 1)});
-const HeatStage lane_edges = wrong_stage("wrong-shuffle-edges", {launch<shuffle_edges_by_lane_only>, dim3(32, 4, 1)});
+const HeatStage lane_edges = wrong_stage("wrong-shuffle-edges", {steps_of<launch<shuffle_edges_by_lane_only>>, dim3(32, 4, 1)});
 
 }  // namespace
 

@@ -266,11 +266,21 @@ TEST(Cli, CsvAndJsonAreExclusive) {
   EXPECT_THROW(parse(both, {"--csv", "--json"}), tut::UsageError);
 }
 
-TEST(Cli, RunMainMapsUsageErrorsToExitCode2) {
-  EXPECT_EQ(tut::run_main("prog", [] () -> int { throw tut::UsageError("bad"); }), 2);
-  EXPECT_EQ(tut::run_main("prog", [] () -> int { throw std::runtime_error("broken"); }), 1);
-  EXPECT_EQ(tut::run_main("prog", [] () -> int { throw tut::NoDeviceError("no GPU here"); }), tut::kSkipExitCode);
-  EXPECT_EQ(tut::run_main("prog", [] { return 0; }), 0);
+// main()'s catch (...) hands the exception to exit_code_for_failure: it must map each kind.
+template <class Failure>
+int exit_code_when_thrown(const Failure& failure) {
+  try {
+    throw failure;
+  } catch (...) {
+    return tut::exit_code_for_failure("prog");
+  }
+}
+
+TEST(Cli, FailuresMapToTheirExitCodes) {
+  EXPECT_EQ(exit_code_when_thrown(tut::UsageError("bad")), 2);
+  EXPECT_EQ(exit_code_when_thrown(std::runtime_error("broken")), 1);
+  EXPECT_EQ(exit_code_when_thrown(std::bad_alloc()), 1);
+  EXPECT_EQ(exit_code_when_thrown(tut::NoDeviceError("no GPU here")), tut::kSkipExitCode);
 }
 
 TEST(Check, CudaErrorNamesTheCallTheFileAndTheLine) {

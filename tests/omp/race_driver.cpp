@@ -15,7 +15,7 @@ int main() {
   const HeatGrid g{37, 29, 23};
   std::vector<float> in(g.cells()), out(g.cells());
   tut::fill_random(in.data(), in.size(), 1, 0.0f, 1.0f);
-  RACE_STAGE.on_host(g, kHeatCoeff, in.data(), out.data());
+  RACE_STAGE.run(g, kHeatCoeff, in.data(), out.data(), 1, {}, nullptr);
 }
 #elif defined(RACE_POISSON)
 #include "poisson.h"

@@ -21,4 +21,4 @@ void step(const HeatGrid& g, float coeff, const float* in, float* out) {
 }  // namespace
 
 extern const HeatCode heat_wrong_shared_index;  // external linkage, as heat.h gives the listed stages
-const HeatCode heat_wrong_shared_index{step};
+const HeatCode heat_wrong_shared_index{steps_of<step>};
