@@ -76,24 +76,10 @@ Options parse(int argc, const char* const* argv) {
   return o;
 }
 
-// A timed run: the state reset to the vortex (not timed), then `steps` steps. GPU: CUDA events,
-// after one warm-up run; CPU: the steady clock, after a one-step warm-up.
-tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::vector<double>& q0, int steps,
-                            int repeats) {
-  run.reset(q0);
-  run.advance(s.on_device() ? steps : 1);
-  run.time();  // waits for the warm-up
-  if (!s.on_device()) {
-    tut::HostTimer timer;
-    for (int r = 0; r < repeats; ++r) {
-      run.reset(q0);
-      timer.start();
-      run.advance(steps);
-      timer.stop();
-    }
-    return timer.stats();
-  }
-  tut::DeviceTimer timer(nullptr);
+// `repeats` timed runs, each from the state reset to the vortex (not timed) through `steps` steps,
+// on `timer`: CUDA events for a GPU stage, the steady clock for a CPU stage.
+template <class Timer>
+tut::TimingStats time_runs(Timer&& timer, StageRun& run, const std::vector<double>& q0, int steps, int repeats) {
   for (int r = 0; r < repeats; ++r) {
     run.reset(q0);
     timer.start();
@@ -101,6 +87,16 @@ tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::v
     timer.stop();
   }
   return timer.stats();
+}
+
+// A stage's timed runs, after a warm-up run (GPU) or a one-step warm-up (CPU).
+tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::vector<double>& q0, int steps,
+                            int repeats) {
+  run.reset(q0);
+  run.advance(s.on_device() ? steps : 1);
+  run.time();  // waits for the warm-up
+  return s.on_device() ? time_runs(tut::DeviceTimer(nullptr), run, q0, steps, repeats)
+                       : time_runs(tut::HostTimer(), run, q0, steps, repeats);
 }
 
 }  // namespace
