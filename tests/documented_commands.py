@@ -222,7 +222,7 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
 # The student's loop as an exercise's header gives it: its test: line fails naming the file on
 # the skeleton, fails on a racy OpenMP version (where clang's Archer is installed), and passes,
 # with its run: line, on the solution.
-HEADER_LOOP = "03-poisson/cpu_omp.cpp"
+HEADER_LOOP = "03-poisson/cpu_omp_rows.cpp"
 RACY = ("#pragma omp parallel for schedule(static)\n  for (int r = 1; r <= g.N; ++r)\n    for (int c = 1;",
         "  int c;  // shared by every thread\n#pragma omp parallel for schedule(static)\n"
         "  for (int r = 1; r <= g.N; ++r)\n    for (c = 1;")

@@ -48,11 +48,11 @@ INTEGER = {"IMAD", "IADD3", "IADD", "VIADD", "VIADDMNMX", "LEA", "ISETP", "LOP3"
 PARAMETERS = {
     "v5_stream.cu": "heat_kernel<VEC, ROWS, AHEAD>: cells per thread along x, rows per thread, planes loaded ahead",
     "v6_temporal.cu": "fused_kernel<DEPTH>: steps fused per march",
-    "gpu4.cu": "rows_per_thread<ROWS>; rows_at_full_occupancy<4>: 4 rows held to 32 registers (gpu4_4x8)",
-    "gpu7.cu": "tensor_core_tiles<Tiling<BM, BN, BK, WARPS_M, WARPS_N, STAGES, MMA_K>, WIDTH (doubles per cp.async)>",
-    "force_gpu2.cu": "strips<STRIP>: cells per strip",
+    "gpu4_rows_per_thread.cu": "rows_per_thread<ROWS>; rows_at_full_occupancy<4>: 4 rows held to 32 registers (gpu4_4x8)",
+    "gpu7_tensor_cores.cu": "tensor_core_tiles<Tiling<BM, BN, BK, WARPS_M, WARPS_N, STAGES, MMA_K>, WIDTH (doubles per cp.async)>",
+    "force_gpu2_strips.cu": "strips<STRIP>: cells per strip",
 }
-GPU7_DEFAULT = "Tiling<128, 128, 32, 4, 2, 3, 16>, 2>"  # gpu7.cu's Default, with 16-byte copies
+GPU7_DEFAULT = "Tiling<128, 128, 32, 4, 2, 3, 16>, 2>"  # gpu7_tensor_cores.cu's Default, with 16-byte copies
 GPU7_DMMA_PER_TILE = 2 * 8 * (32 // 16)  # MI x NI products per 16 along k, BK = 32
 
 
@@ -202,7 +202,7 @@ def chapter_facts(chapter, work, cuobjdump):
             ld, nc, st = per_kernel.get(mangled, ("-", "-", "-"))
             r, ss, sl, sf = regs.get(mangled, ("-", "-", "-", "-"))
             lines.append(f"   {ld:>4} {nc:>4} {st:>4} {r:>5} {ss:>8} {sl:>8} {sf:>5}  {short(names[mangled])}")
-        if chapter == "02-matmul" and source.name == "gpu7.cu":
+        if chapter == "02-matmul" and source.name == "gpu7_tensor_cores.cu":
             lines += gpu7_sass(obj, cuobjdump)
         lines.append("")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ Usage: plot_pm.py PREFIX [--markdown]
 import csv
 import io
 
-from plotting import InputError, copy_gbps, load, prefix_parser, pyplot, read_lines, run, save
+from plotting import InputError, copy_gbps, load, pyplot, read_lines, run_prefix_tool, save
 
 
 def plot_part2data(rows, out):
@@ -118,18 +118,11 @@ def markdown(prefix):
                   f"{k['dram__bytes_write.sum'] / 1e6:.0f} |")
 
 
-def main(argv):
-    parser = prefix_parser(__doc__)
-    args = parser.parse_args(argv)
-    prefix = args.prefix
-    if args.markdown:
-        markdown(prefix)
-        return 0
+def plots(prefix):
     plot_part2data(load(f"{prefix}_part2data_sizes.csv"), f"{prefix}_part2data.png")
     plot_strips(load(f"{prefix}_strips.csv"), f"{prefix}_strips.png")
     plot_transfers(load(f"{prefix}_transfers.csv"), f"{prefix}_transfers.png")
-    return 0
 
 
 if __name__ == "__main__":
-    run(main)
+    run_prefix_tool(__doc__, markdown, plots)

@@ -9,7 +9,7 @@ Usage: plot_poisson.py PREFIX [--markdown]
 """
 import os
 
-from plotting import copy_gbps, load, log_axes, prefix_parser, pyplot, run, save
+from plotting import copy_gbps, load, log_axes, pyplot, run_prefix_tool, save
 
 
 def plot_sizes(rows, out):
@@ -79,19 +79,12 @@ def markdown(prefix):
     print()
 
 
-def main(argv):
-    parser = prefix_parser(__doc__)
-    args = parser.parse_args(argv)
-    prefix = args.prefix
-    if args.markdown:
-        markdown(prefix)
-        return 0
+def plots(prefix):
     plot_sizes(load(prefix + "_sizes.csv"), prefix + "_sizes.png")
     plot_scaling(load(prefix + "_scaling.csv"), prefix + "_scaling.png")
     if os.path.exists(prefix + "_radiator.pgm"):
         pgm_to_png(prefix + "_radiator.pgm", prefix + "_radiator.png")
-    return 0
 
 
 if __name__ == "__main__":
-    run(main)
+    run_prefix_tool(__doc__, markdown, plots)

@@ -34,6 +34,16 @@ def prefix_parser(doc) -> Parser:
     return parser
 
 
+def run_prefix_tool(doc, markdown, plots):
+    """The whole command line of a chapter's plot script that reads PREFIX_*.csv: PREFIX --markdown
+    prints the lesson's tables, markdown(PREFIX); PREFIX alone draws the pictures, plots(PREFIX)."""
+    def main(argv):
+        args = prefix_parser(doc).parse_args(argv)
+        (markdown if args.markdown else plots)(args.prefix)
+        return 0
+    run(main)
+
+
 def run(main):
     """sys.exit(main(argv)), with bad input (a missing, unreadable or binary file, a CSV without
     the columns the tool reads, an output it cannot write) said in one line, TOOL: MESSAGE, exit 2."""

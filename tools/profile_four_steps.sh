@@ -9,7 +9,7 @@ source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
 vortex=${1:?build directory}/chapters/05-four-steps/vortex
 out=${2:?output directory}
 name=${3:-gpu}
-command -v ncu > /dev/null || { echo "profile_four_steps.sh: needs ncu (Nsight Compute) on the PATH" >&2; exit 77; }
+require_ncu
 mkdir -p "$out"
 # Time and DRAM traffic; double-precision instructions (flops: add, mul, 2 per fma); how busy
 # each unit is; occupancy and registers.
@@ -19,11 +19,7 @@ wanted+=,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__pipe_fp64_cycles_
 wanted+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
 wanted+=,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
 wanted+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__inst_executed.sum
-known=$(ncu --query-metrics 2> /dev/null | awk '{print $1}')
-metrics=""
-for metric in ${wanted//,/ }; do
-  if [[ $metric == launch__* ]] || grep -qx "${metric%%.*}" <<< "$known"; then metrics+=${metrics:+,}$metric; else echo "ncu has no $metric" >&2; fi
-done
+metrics=$(ncu_metrics "$wanted")
 # Kernels per time step: 2 for the time step, then 8 (steps 0, 1) or 4 (steps 2 to 4) per
 # Runge-Kutta stage, 3 stages. The timed range's first step is its warm-up run.
 # The OpenACC stages' regions are as many, where this build has them (GCC's offloading).

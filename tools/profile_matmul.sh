@@ -8,7 +8,7 @@ source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
 dir=${1:?build directory}/chapters/02-matmul
 out=${2:?output directory}
 name=${3:-gpu}
-command -v ncu > /dev/null || { echo "profile_matmul.sh: needs ncu (Nsight Compute) on the PATH" >&2; exit 77; }
+require_ncu
 mkdir -p "$out"
 # Time and traffic; how busy each unit is (Speed of Light, the FP64 and tensor pipes); what the
 # warps wait on (cycles per issued instruction, by reason).
@@ -22,13 +22,7 @@ wanted+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per
 for reason in long_scoreboard short_scoreboard mio_throttle lg_throttle math_pipe_throttle barrier wait; do
   wanted+=,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
 done
-# Metrics this ncu does not know (other versions, other GPUs) are left out, and said so; it
-# does not list the launch__ ones, which every version has.
-known=$(ncu --query-metrics 2> /dev/null | awk '{print $1}')
-metrics=""
-for metric in ${wanted//,/ }; do
-  if [[ $metric == launch__* ]] || grep -qx "${metric%%.*}" <<< "$known"; then metrics+=${metrics:+,}$metric; else echo "ncu has no $metric" >&2; fi
-done
+metrics=$(ncu_metrics "$wanted")
 # The chapter's GPU types but the untimed one-thread gpu1 (chapters/chapters.list), and every
 # variant matmult_f knows.
 tools=$(dirname "$0")

@@ -27,3 +27,19 @@ write_source() {
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   } > "$1/$2_source.txt"
 }
+
+# The profile scripts' Nsight Compute: `require_ncu` (ncu on the PATH, else exit 77, skip), then
+# `metrics=$(ncu_metrics LIST)`: the metrics of the comma-separated LIST that this ncu knows,
+# comma-separated; each one it does not know (another version, another GPU) is said on stderr and
+# left out. ncu does not list the launch__ ones, which every version has.
+require_ncu() {
+  command -v ncu > /dev/null || { echo "$(basename "$0"): needs ncu (Nsight Compute) on the PATH" >&2; exit 77; }
+}
+ncu_metrics() {
+  local known metric metrics=""
+  known=$(ncu --query-metrics 2> /dev/null | awk '{print $1}')
+  for metric in ${1//,/ }; do
+    if [[ $metric == launch__* ]] || grep -qx "${metric%%.*}" <<< "$known"; then metrics+=${metrics:+,}$metric; else echo "ncu has no $metric" >&2; fi
+  done
+  echo "$metrics"
+}

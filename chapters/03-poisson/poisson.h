@@ -6,9 +6,12 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "check.h"
 #include "device.h"
 #include "stages.h"
 #include "validate.h"
@@ -71,18 +74,62 @@ struct PoissonStage : tut::StageInfo {
 // Every stage, in the list's order.
 const std::vector<const PoissonStage*>& poisson_stages();
 
-// The iteration loop shared by the stages: ping-pong between two fields, the tolerance checked
-// every check_every iterations, only the loop timed. `advance` does `count` iterations from
-// cur, swapping cur and next after each, so that cur holds the newest field and next the one
-// before it.
-using HostStep = void (*)(const PoissonGrid& g, const double* f, const double* in, double* out);
-SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o, HostStep step);
+// The norm of the change ||u_new - u||_2 over the interior: on the host, and by a device
+// reduction (one double comes back, not the grid).
+double host_change_norm(const PoissonGrid& g, const double* a, const double* b);
+double device_change_norm(const PoissonGrid& g, const double* a, const double* b, cudaStream_t stream);
 
+// The adapters for the stages that leave the iteration loop to the chapter: a stage that does
+// one iteration on the host hands over iterate_on_host<step>, one that does `count` on the GPU
+// iterate_on_device<advance>; both are PoissonSolves. The loop ping-pongs between two fields,
+// checks the tolerance every check_every iterations, and times the loop only.
+using HostStep = void (*)(const PoissonGrid& g, const double* f, const double* in, double* out);
+// `advance` does `count` iterations from cur, swapping cur and next after each, so that cur
+// holds the newest field and next the one before it.
 using DeviceAdvance = void (*)(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count,
                                cudaStream_t stream);
-SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
-                              DeviceAdvance advance);
 
-// The norm of the change between two device fields, by a device reduction (one double comes
-// back, not the grid).
-double device_change_norm(const PoissonGrid& g, const double* a, const double* b, cudaStream_t stream);
+template <HostStep step>
+SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  std::vector<double> next = u;  // the boundary is in both fields and never written
+  SolveResult result;
+  const auto start = std::chrono::steady_clock::now();
+  while (result.iterations < o.max_iterations) {
+    step(p.grid, p.f.data(), u.data(), next.data());
+    u.swap(next);
+    ++result.iterations;
+    if (o.tolerance > 0 && result.iterations % o.check_every == 0) {
+      result.change_norm = host_change_norm(p.grid, u.data(), next.data());
+      if (result.change_norm < o.tolerance) break;
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+template <DeviceAdvance advance>
+SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  tut::DeviceBuffer<double> a(u.size()), b(u.size()), f(p.f.size());
+  a.upload(u.data());
+  b.upload(u.data());  // the boundary is in both fields and never written
+  f.upload(p.f.data());
+  const tut::Stream stream;
+  double *cur = a.get(), *next = b.get();
+  SolveResult result;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto start = std::chrono::steady_clock::now();
+  while (result.iterations < o.max_iterations) {
+    const int left = o.max_iterations - result.iterations;
+    const int count = o.tolerance > 0 ? std::min(o.check_every, left) : left;
+    advance(p.grid, f.get(), cur, next, count, stream);
+    result.iterations += count;
+    if (o.tolerance > 0) {
+      result.change_norm = device_change_norm(p.grid, cur, next, stream);
+      if (result.change_norm < o.tolerance) break;
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CUDA_CHECK(cudaMemcpy(u.data(), cur, u.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  return result;
+}

@@ -1,5 +1,3 @@
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "check.h"
@@ -43,33 +41,4 @@ double device_change_norm(const PoissonGrid& g, const double* a, const double* b
   CUDA_CHECK(cudaMemcpyAsync(&host, sum.get(), sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return std::sqrt(host);
-}
-
-SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
-                              DeviceAdvance advance) {
-  tut::DeviceBuffer<double> a(u.size()), b(u.size()), f(p.f.size());
-  a.upload(u.data());
-  b.upload(u.data());  // the boundary is in both fields and never written
-  f.upload(p.f.data());
-  cudaStream_t stream;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  double *cur = a.get(), *next = b.get();
-  SolveResult result;
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto start = std::chrono::steady_clock::now();
-  while (result.iterations < o.max_iterations) {
-    const int left = o.max_iterations - result.iterations;
-    const int count = o.tolerance > 0 ? std::min(o.check_every, left) : left;
-    advance(p.grid, f.get(), cur, next, count, stream);
-    result.iterations += count;
-    if (o.tolerance > 0) {
-      result.change_norm = device_change_norm(p.grid, cur, next, stream);
-      if (result.change_norm < o.tolerance) break;
-    }
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CUDA_CHECK(cudaStreamDestroy(stream));
-  CUDA_CHECK(cudaMemcpy(u.data(), cur, u.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  return result;
 }

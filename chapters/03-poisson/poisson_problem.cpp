@@ -41,26 +41,13 @@ PoissonProblem manufactured_problem(int N) {
   return p;
 }
 
-SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o, HostStep step) {
-  std::vector<double> next = u;  // the boundary is in both fields and never written
-  const int w = p.grid.width();
-  SolveResult result;
-  const auto start = std::chrono::steady_clock::now();
-  while (result.iterations < o.max_iterations) {
-    step(p.grid, p.f.data(), u.data(), next.data());
-    u.swap(next);
-    ++result.iterations;
-    if (o.tolerance > 0 && result.iterations % o.check_every == 0) {
-      double sum = 0;
-      for (int r = 1; r <= p.grid.N; ++r)
-        for (int c = 1; c <= p.grid.N; ++c) {
-          const double d = u[size_t(r) * w + c] - next[size_t(r) * w + c];
-          sum += d * d;
-        }
-      result.change_norm = std::sqrt(sum);
-      if (result.change_norm < o.tolerance) break;
+double host_change_norm(const PoissonGrid& g, const double* a, const double* b) {
+  const int w = g.width();
+  double sum = 0;
+  for (int r = 1; r <= g.N; ++r)
+    for (int c = 1; c <= g.N; ++c) {
+      const double d = a[size_t(r) * w + c] - b[size_t(r) * w + c];
+      sum += d * d;
     }
-  }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return std::sqrt(sum);
 }

@@ -101,3 +101,22 @@ inline std::vector<int> awkward_sizes() {
   if (tut::grading_run()) sizes.push_back(tut::drawn_size(1, 160, 1));
   return sizes;
 }
+
+// The checks of every single-device stage: test_cpu.cpp and test_gpu.cu instantiate them with
+// their side's stages.
+class PoissonStageTest : public testing::TestWithParam<const PoissonStage*> {};
+
+TEST_P(PoissonStageTest, MatchesReferenceOnAwkwardSizes) {
+  const bool one_thread = std::string(GetParam()->name) == "gpu1";  // minutes at 250 iterations
+  for (int N : awkward_sizes())
+    for (int iterations : {1, 50, 51, 250}) {  // 250: two graph replays and 50 single launches in gpu3
+      if (one_thread && iterations > 51) continue;
+      const testing::AssertionResult ok = matches_reference(*GetParam(), N, iterations);
+      EXPECT_TRUE(ok);
+      if (!ok) return;
+    }
+}
+
+TEST_P(PoissonStageTest, StopsAtTheTolerance) { expect_stops_at_the_tolerance(*GetParam()); }
+
+TEST_P(PoissonStageTest, RecomputesWhenOnlyTheInputsChange) { expect_recomputes_when_only_the_inputs_change(*GetParam()); }

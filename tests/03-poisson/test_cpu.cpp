@@ -4,24 +4,8 @@
 
 #include "poisson_test_support.h"
 
-class PoissonCpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(poisson, PoissonCpuTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::cpu)),
+INSTANTIATE_TEST_SUITE_P(poisson, PoissonStageTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::cpu)),
                          stage_param_name<PoissonStage>);
-
-TEST_P(PoissonCpuTest, MatchesReferenceOnAwkwardSizes) {
-  for (int N : awkward_sizes())
-    for (int iterations : {1, 50, 51}) {
-      const testing::AssertionResult ok = matches_reference(*GetParam(), N, iterations);
-      EXPECT_TRUE(ok);
-      if (!ok) return;
-    }
-}
-
-TEST_P(PoissonCpuTest, StopsAtTheTolerance) { expect_stops_at_the_tolerance(*GetParam()); }
-
-TEST_P(PoissonCpuTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 // u = sin(pi x) sin(pi y): once Jacobi has converged, what is left is the discretisation
 // error, which must fall as h^2, by 4 each time h halves (N + 1 doubles).
@@ -64,11 +48,8 @@ void skips_last_column(const PoissonGrid& g, const double* f, const double* in, 
     }
 }
 
-SolveResult wrong_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_on_host(p, u, o, skips_last_column);
-}
-
-const PoissonStage wrong_cpu = {{"wrong-cpu", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"}, {wrong_solve}};
+const PoissonStage wrong_cpu = {{"wrong-cpu", "", tut::Side::cpu, "tests/03-poisson/test_cpu.cpp"},
+                                {iterate_on_host<skips_last_column>}};
 
 // The reference's field with one point off by error_in_bounds times the tolerance the suite
 // states, 1e-12 + 1e-12 |reference| (written out here, so that loosening it fails this test).

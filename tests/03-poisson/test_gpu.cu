@@ -3,26 +3,8 @@
 #include "check.h"
 #include "poisson_test_support.h"
 
-class PoissonGpuTest : public testing::TestWithParam<const PoissonStage*> {};
-INSTANTIATE_TEST_SUITE_P(poisson, PoissonGpuTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::gpu)),
+INSTANTIATE_TEST_SUITE_P(poisson, PoissonStageTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::gpu)),
                          stage_param_name<PoissonStage>);
-
-TEST_P(PoissonGpuTest, MatchesReferenceOnAwkwardSizes) {
-  const bool one_thread = std::string(GetParam()->name) == "gpu1";
-  for (int N : awkward_sizes())
-    for (int iterations : {1, 51, 250}) {  // 250: two graph replays and 50 single launches in gpu3
-      if (one_thread && iterations > 51) continue;
-      const testing::AssertionResult ok = matches_reference(*GetParam(), N, iterations);
-      EXPECT_TRUE(ok);
-      if (!ok) return;
-    }
-}
-
-TEST_P(PoissonGpuTest, StopsAtTheTolerance) { expect_stops_at_the_tolerance(*GetParam()); }
-
-TEST_P(PoissonGpuTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 // Row blocks exchange halos every iteration: with 1 to 4 blocks, rows that split unevenly
 // (37 = 10 + 9 + 9 + 9), the result must be gpu2's, bit for bit.
@@ -63,12 +45,8 @@ void without_source_advance(const PoissonGrid& g, const double* f, double*& cur,
   CUDA_CHECK_LAUNCH();
 }
 
-SolveResult without_source_solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return iterate_on_device(p, u, o, without_source_advance);
-}
-
 const PoissonStage wrong_gpu = {{"wrong-no-source", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
-                                {without_source_solve}};
+                                {iterate_on_device<without_source_advance>}};
 
 }  // namespace
 

@@ -103,3 +103,15 @@ inline testing::AssertionResult conserves_totals(const FourStepsStage& s) {
                                          << before[v] << " to " << after[v] << " in 5 steps" << edit_hint(s);
   return testing::AssertionSuccess();
 }
+
+// The checks of every stage: each side's test program (test_cpu.cpp, test_gpu.cu, test_acc.cu,
+// test_mpi.cpp) instantiates them with its side's stages.
+class FourStepsStageTest : public testing::TestWithParam<const FourStepsStage*> {};
+
+TEST_P(FourStepsStageTest, MatchesReferenceOnAwkwardSizes) { expect_matches_reference_on_awkward_shapes(*GetParam()); }
+
+TEST_P(FourStepsStageTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
+
+TEST_P(FourStepsStageTest, RecomputesWhenOnlyTheInputsChange) {
+  expect_recomputes_when_only_the_inputs_change(*GetParam());
+}

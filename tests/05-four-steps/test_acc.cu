@@ -4,18 +4,9 @@
 // (gpu_test_main.cpp asks openacc_unavailable()).
 #include "four_steps_test_support.h"
 
-class FourStepsAccTest : public testing::TestWithParam<const FourStepsStage*> {};
-INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsAccTest,
+INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsStageTest,
                          testing::ValuesIn(tut::stages_on(four_steps_stages(), tut::Side::acc)),
                          stage_param_name<FourStepsStage>);
-
-TEST_P(FourStepsAccTest, MatchesReferenceOnAwkwardSizes) { expect_matches_reference_on_awkward_shapes(*GetParam()); }
-
-TEST_P(FourStepsAccTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
-
-TEST_P(FourStepsAccTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 #if TUT_OPENACC
 extern const FourStepsCode four_steps_wrong_copyin;  // wrong_acc.cpp, compiled with OpenACC

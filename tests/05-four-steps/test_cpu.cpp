@@ -8,18 +8,9 @@
 
 #include "four_steps_test_support.h"
 
-class FourStepsCpuTest : public testing::TestWithParam<const FourStepsStage*> {};
-INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsCpuTest,
+INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsStageTest,
                          testing::ValuesIn(tut::stages_on(four_steps_stages(), tut::Side::cpu)),
                          stage_param_name<FourStepsStage>);
-
-TEST_P(FourStepsCpuTest, MatchesReferenceOnAwkwardSizes) { expect_matches_reference_on_awkward_shapes(*GetParam()); }
-
-TEST_P(FourStepsCpuTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
-
-TEST_P(FourStepsCpuTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 // The vortex without viscosity is carried unchanged by the free stream, so the exact solution
 // is known at every time. Linear reconstruction makes the scheme second order in space (RK3 is

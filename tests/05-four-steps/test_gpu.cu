@@ -4,18 +4,9 @@
 #include "four_steps_test_support.h"
 #include "step_support.h"
 
-class FourStepsGpuTest : public testing::TestWithParam<const FourStepsStage*> {};
-INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsGpuTest,
+INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsStageTest,
                          testing::ValuesIn(tut::stages_on(four_steps_stages(), tut::Side::gpu)),
                          stage_param_name<FourStepsStage>);
-
-TEST_P(FourStepsGpuTest, MatchesReferenceOnAwkwardSizes) { expect_matches_reference_on_awkward_shapes(*GetParam()); }
-
-TEST_P(FourStepsGpuTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
-
-TEST_P(FourStepsGpuTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 namespace {
 

@@ -7,18 +7,9 @@
 #include "four_steps_test_support.h"
 #include "step_support.h"
 
-class FourStepsMpiTest : public testing::TestWithParam<const FourStepsStage*> {};
-INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsMpiTest,
+INSTANTIATE_TEST_SUITE_P(four_steps, FourStepsStageTest,
                          testing::ValuesIn(tut::stages_on(four_steps_stages(), tut::Side::mpi)),
                          stage_param_name<FourStepsStage>);
-
-TEST_P(FourStepsMpiTest, MatchesReferenceOnAwkwardSizes) { expect_matches_reference_on_awkward_shapes(*GetParam()); }
-
-TEST_P(FourStepsMpiTest, ConservesMassMomentumEnergy) { EXPECT_TRUE(conserves_totals(*GetParam())); }
-
-TEST_P(FourStepsMpiTest, RecomputesWhenOnlyTheInputsChange) {
-  expect_recomputes_when_only_the_inputs_change(*GetParam());
-}
 
 #if TUT_MPI
 namespace {

@@ -4,7 +4,7 @@ solutions/ as a student's exercises/ folder, with one mistake (or none) planted 
 02-matmul. EXPECTED says, per submission and stage, the status the grader must report and a
 piece of its message; the stages not named must pass (or be skipped without a GPU).
 
-The hostile ones (hostile()) attack the grader itself. Each is nat.cpp alone (gpu1.cu for the
+The hostile ones (hostile()) attack the grader itself. Each is nat_triple_loop.cpp alone (gpu1_one_thread.cu for the
 launch counter; its other stages are missing) with its attack: its product is right only if the attack gets through, so a blocked
 attack leaves a failing stage; the ones the grader can see get the status gaming. TARGETS names
 what they aim at: another submission's file, the checkout, the grading build, a port on the
@@ -112,7 +112,7 @@ extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C
 const MatmulCode matmul_nat{matmult_nat};
 '''
 
-# A nat.cpp whose product is right only if attack_worked() says so: blocked, it drops a term.
+# A nat_triple_loop.cpp whose product is right only if attack_worked() says so: blocked, it drops a term.
 NAT_UNLESS = '''#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
@@ -205,18 +205,18 @@ def hostile(targets: dict) -> dict:
         return NAT_UNLESS.format(what=what, body=body, extra=extra)
     wrong = "  (void)m, (void)n, (void)k, (void)A, (void)B, (void)C;\n  return false;"
     return {
-        "exits_zero_in_destructor": ({"nat.cpp": nat("Fails, then leaves with exit code 0 from a destructor.", wrong,
+        "exits_zero_in_destructor": ({"nat_triple_loop.cpp": nat("Fails, then leaves with exit code 0 from a destructor.", wrong,
                                                      "__attribute__((destructor)) static void leave_happy() { _exit(0); }\n")},
                                      {"nat": ("gaming", "claimed success (exit code 0)")}),
-        "exits_zero_at_exit": ({"nat.cpp": nat("Fails, then leaves with exit code 0 from an atexit handler.", wrong,
+        "exits_zero_at_exit": ({"nat_triple_loop.cpp": nat("Fails, then leaves with exit code 0 from an atexit handler.", wrong,
                                                "static const int registered = std::atexit([] { std::_Exit(0); });\n")},
                                {"nat": ("gaming", "claimed success (exit code 0)")}),
-        "rewrites_report": ({"nat.cpp": nat("Fails, then rewrites its test report.", wrong, FAKE_REPORT)},
+        "rewrites_report": ({"nat_triple_loop.cpp": nat("Fails, then rewrites its test report.", wrong, FAKE_REPORT)},
                             {"nat": ("gaming", "its test report lists no failure")}),
-        "fakes_launch_counts": ({"gpu1.cu": HOST_GPU1 + FAKE_COUNTS}, {"gpu1": ("gpu-gaming", "launch counter's token")}),
+        "fakes_launch_counts": ({"gpu1_one_thread.cu": HOST_GPU1 + FAKE_COUNTS}, {"gpu1": ("gpu-gaming", "launch counter's token")}),
         # the products for the tests' compiled-in seeds (5 and 6: fill_random's stream, rebuilt
         # here), whatever the inputs: a table of the outputs the tests expect
-        "answers_from_table": ({"nat.cpp": nat("Answers with the product of the inputs the tests draw from their own seeds.", '''
+        "answers_from_table": ({"nat_triple_loop.cpp": nat("Answers with the product of the inputs the tests draw from their own seeds.", '''
   std::vector<double> a(size_t(m) * k), b(size_t(k) * n);
   std::mt19937_64 ga(5), gb(6);
   std::uniform_real_distribution<double> dist{-1.0, 1.0};
@@ -224,18 +224,18 @@ def hostile(targets: dict) -> dict:
   for (double& x : b) x = dist(gb);
   A = a.data(), B = b.data();
 ''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
-        "reads_other_submission": ({"nat.cpp": nat("Right only if it can open another student's stage file.", f'''
+        "reads_other_submission": ({"nat_triple_loop.cpp": nat("Right only if it can open another student's stage file.", f'''
   FILE* f = std::fopen("{targets['other']}", "r");
   if (!f) return false;
   std::fclose(f);
 ''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
-        "writes_instructor_files": ({"nat.cpp": nat("Right only if it can write into the instructor's tests/ or the grading build.", f'''
+        "writes_instructor_files": ({"nat_triple_loop.cpp": nat("Right only if it can write into the instructor's tests/ or the grading build.", f'''
   bool wrote = false;
   for (const char* path : {{"{targets['root']}/tests/02-matmul/planted.h", "{targets['build']}/planted.txt"}})
     if (FILE* f = std::fopen(path, "w")) std::fputs("planted", f), std::fclose(f), wrote = true;
   if (!wrote) return false;
 ''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
-        "opens_network": ({"nat.cpp": nat("Right only if it can reach a server on the host's loopback.", f'''
+        "opens_network": ({"nat_triple_loop.cpp": nat("Right only if it can reach a server on the host's loopback.", f'''
   const int s = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in to{{}};
   to.sin_family = AF_INET;
@@ -245,7 +245,7 @@ def hostile(targets: dict) -> dict:
   if (s >= 0) close(s);
   if (!reached) return false;
 ''' + RIGHT_PRODUCT)}, {"nat": ("fail", "differs from the reference")}),
-        "leaves_process_running": ({"nat.cpp": nat("Right, and leaves a process behind that outlives the test.", '''
+        "leaves_process_running": ({"nat_triple_loop.cpp": nat("Right, and leaves a process behind that outlives the test.", '''
   static bool forked = false;
   if (!forked && (forked = true) && fork() == 0) {
     setsid();
@@ -254,7 +254,7 @@ def hostile(targets: dict) -> dict:
     _exit(0);
   }
 ''' + RIGHT_PRODUCT)}, {"nat": ("gaming", "left 1 process(es) running")}),
-        "takes_all_memory": ({"nat.cpp": nat("Takes memory, 256 MiB at a time, up to 64 GiB, as the program starts.", wrong,
+        "takes_all_memory": ({"nat_triple_loop.cpp": nat("Takes memory, 256 MiB at a time, up to 64 GiB, as the program starts.", wrong,
                                              '''
 static const int hogged = [] {
   for (int i = 0; i < 256; ++i) std::memset(new char[256 << 20], 1, 256 << 20);
@@ -267,26 +267,26 @@ static const int hogged = [] {
 # submission -> (edits: file -> (old text, new text) or whole new text, expected: stage -> (status, message piece))
 SUBMISSIONS = {
     "all_correct": ({}, {}),
-    "wrong_stage": ({"nat.cpp": ("l < k;", "l < k - 1;")}, {"nat": ("fail", "differs from the reference")}),
-    "does_not_compile": ({"gpu4.cu": ("namespace {", "namespace { this is not C++;")},
+    "wrong_stage": ({"nat_triple_loop.cpp": ("l < k;", "l < k - 1;")}, {"nat": ("fail", "differs from the reference")}),
+    "does_not_compile": ({"gpu4_rows_per_thread.cu": ("namespace {", "namespace { this is not C++;")},
                          {"gpu4": ("does-not-compile", "does not compile")}),
-    "hangs": ({"nat.cpp": ("  for (int i = 0; i < m; ++i)", "  for (volatile bool forever = true; forever;) {}\n  for (int i = 0; i < m; ++i)")},
+    "hangs": ({"nat_triple_loop.cpp": ("  for (int i = 0; i < m; ++i)", "  for (volatile bool forever = true; forever;) {}\n  for (int i = 0; i < m; ++i)")},
               {"nat": ("timeout", "still running")}),
-    "crashes": ({"lib.cpp": ("  cblas_dgemm(", "  *static_cast<double* volatile>(nullptr) = A[0];\n  cblas_dgemm(")},
+    "crashes": ({"lib_openblas.cpp": ("  cblas_dgemm(", "  *static_cast<double* volatile>(nullptr) = A[0];\n  cblas_dgemm(")},
                 {"lib": ("crash", "SIGSEGV")}),
     # row m is one past C's end: the numbers come out right, only memcheck sees the write
-    "writes_out_of_bounds": ({"gpu2.cu": ("if (i >= m || j >= n) return;", "if (i > m || j >= n) return;")},
+    "writes_out_of_bounds": ({"gpu2_element_per_thread.cu": ("if (i >= m || j >= n) return;", "if (i > m || j >= n) return;")},
                              {"gpu2": ("gpu-fail", "compute-sanitizer")}),
-    "edits_tests_and_common": ({"nat.cpp": ("l < k;", "l < k - 1;")}, {"nat": ("fail", "differs from the reference")}),
-    "cublas_in_gpu2": ({"gpu2.cu": CUBLAS_GPU2}, {"gpu2": ("gaming", "calls cublas")}),
-    "computes_on_host": ({"gpu1.cu": HOST_GPU1}, {"gpu1": ("gpu-gaming", "computes on the host")}),
-    "caches_results": ({"nat.cpp": CACHING_NAT}, {"nat": ("gaming", "hands back an earlier result")}),
-    "borrows_code": ({"nat.cpp": OPENBLAS_NAT,
-                      "gpu5.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
+    "edits_tests_and_common": ({"nat_triple_loop.cpp": ("l < k;", "l < k - 1;")}, {"nat": ("fail", "differs from the reference")}),
+    "cublas_in_gpu2": ({"gpu2_element_per_thread.cu": CUBLAS_GPU2}, {"gpu2": ("gaming", "calls cublas")}),
+    "computes_on_host": ({"gpu1_one_thread.cu": HOST_GPU1}, {"gpu1": ("gpu-gaming", "computes on the host")}),
+    "caches_results": ({"nat_triple_loop.cpp": CACHING_NAT}, {"nat": ("gaming", "hands back an earlier result")}),
+    "borrows_code": ({"nat_triple_loop.cpp": OPENBLAS_NAT,
+                      "gpu5_shared_tiles.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
                                   "{\n  matmult_gpu2(m, n, k, A, B, C);  // gpu2's work, handed in as gpu5's\n}\n\n"
                                   "const MatmulCode matmul_gpu5")},
                      {"nat": ("gaming", "calls openblas (cblas_dgemm)"),
-                      "gpu5": ("gaming", "calls matmult_gpu2 of 02-matmul/gpu2.cu")}),
+                      "gpu5": ("gaming", "calls matmult_gpu2 of 02-matmul/gpu2_element_per_thread.cu")}),
 }
 ARCHIVED = "all_correct"  # this one is handed in as a .tar.gz
 CLONED = "wrong_stage"  # this one as a clone of the course: the grader must not take its solutions/

@@ -13,8 +13,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from grading import gaming  # noqa: E402
 
-CPU = "03-poisson/cpu.cpp"
-OMP = "03-poisson/cpu_omp.cpp"
+CPU = "03-poisson/cpu_jacobi.cpp"
+OMP = "03-poisson/cpu_omp_rows.cpp"
 SOURCES = {CPU: "struct Code { int (*solve)(int); };\nstatic int solve(int n) { return n; }\n"
                 "extern const Code poisson_cpu;\nconst Code poisson_cpu{solve};\nint helper(int n) { return n; }\n",
            OMP: "int other(int n) { return n + 1; }\n"}
@@ -41,12 +41,12 @@ def main() -> int:
             if got != expected:
                 problems.append(what)
 
-        check("a variable of another stage", "does not link: 03-poisson/cpu_omp.cpp:23: undefined reference to `poisson_cpu'",
+        check("a variable of another stage", "does not link: 03-poisson/cpu_omp_rows.cpp:23: undefined reference to `poisson_cpu'",
               {}, f"calls poisson_cpu of {CPU} (its own file does not link without it)")
-        check("a function of another stage", "does not link: cpu_omp.cpp:9: undefined reference to `helper(int)'",
+        check("a function of another stage", "does not link: cpu_omp_rows.cpp:9: undefined reference to `helper(int)'",
               {}, f"calls helper(int) of {CPU} (its own file does not link without it)")
-        check("a symbol no stage defines", "does not link: cpu_omp.cpp:9: undefined reference to `nowhere(int)'", {}, "")
-        check("a compile error", "does not compile: cpu_omp.cpp:9: error: expected ';'", {}, "")
+        check("a symbol no stage defines", "does not link: cpu_omp_rows.cpp:9: undefined reference to `nowhere(int)'", {}, "")
+        check("a compile error", "does not compile: cpu_omp_rows.cpp:9: error: expected ';'", {}, "")
         check("a call the stage may make", "undefined reference to `poisson_cpu'", {OMP: {CPU}}, "")
     print(f"{len(problems)} problem(s)")
     return 1 if problems else 0

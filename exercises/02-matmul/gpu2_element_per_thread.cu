@@ -1,0 +1,35 @@
+// Exercise skeleton generated from solutions/02-matmul/gpu2_element_per_thread.cu by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// matmul gpu2: one thread per element, 16x16.
+//   run:  build-ex/chapters/02-matmul/matmult_f gpu2 2048 2048 2048
+//   test: meson test -C build-ex matmul-gpu2 --print-errorlogs
+// One thread per element of C, in 2D blocks of 16x16.
+// Change from gpu1: the two outer loops become the grid; each thread computes one dot product.
+// Why it helps: m x n threads work at once. A warp's 16 threads along a row of C read 16
+// consecutive elements of B (coalesced) and the same element of A (one broadcast).
+// What still limits it: each multiply-add needs a fresh load of B and of A (from L1 or L2 at
+// best): loads, not arithmetic, set the pace.
+#include "check.h"
+#include "device.h"
+#include "matmul.h"
+
+namespace {
+
+__global__ void element_per_thread(int m, int n, int k, const double* A, const double* B, double* C) {
+  // TODO(exercise): this thread's element (i, j) of C: j along x, i along y; skip it if outside C
+}
+
+void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  const dim3 block(16, 16);
+  const dim3 grid(blocks_for(n, block.x), blocks_for(m, block.y));
+  element_per_thread<<<grid, block, 0, stream>>>(m, n, k, A, B, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+extern "C" void matmult_gpu2(int m, int n, int k, double* A, double* B, double* C) {
+  matmult_on_device(m, n, k, A, B, C, launch);
+}
+
+const MatmulCode matmul_gpu2{matmult_gpu2, launch};
