@@ -35,7 +35,7 @@ if command -v ncu > /dev/null; then
   metrics+=,launch__registers_per_thread,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
-  for stage in v1 v2 v3 v4 v5 v6 v7; do
+  for stage in $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu); do
     steps=1; [ "$stage" = v6 ] && steps=3
     echo "# stage $stage, steps per launch $steps"
     ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel' -c 1 \

@@ -18,10 +18,12 @@ append() {  # append one run's CSV to a file; keep the header of the first run o
   local file=$out/${name}_$1.csv; shift
   if [ -s "$file" ]; then "$@" --csv | tail -n +2 >> "$file"; else "$@" --csv > "$file"; fi
 }
+# A list's GPU stages, comma-separated, from chapters/chapters.list and the list.
+gpu_stages() { python3 "$(dirname "$0")/chapters.py" stages 04-particle-mesh gpu --list "$1" | paste -sd, -; }
 rm -f "$out/${name}"_{part2data,part2data_sizes,transfers,pieces,force,strips,force_sizes}.csv
 append part2data "$dir/part2data"
 for np in 1048576 4194304 16777216 67108864 268435456; do
-  append part2data_sizes "$dir/part2data" --particles $np --stage gpu1,gpu2,gpu3 --cpu-repeats 1
+  append part2data_sizes "$dir/part2data" --particles $np --stage "$(gpu_stages part2data)" --cpu-repeats 1
 done
 append transfers "$dir/part2data" --transfers
 for pieces in 1 4 16 64 256; do
@@ -32,7 +34,7 @@ for N in 256 512 1024; do
   append strips "$dir/force" --size $N --stage gpu2 --axis x,y --sweep-strips --cpu-repeats 1
 done
 for N in 128 256 512 1024; do
-  append force_sizes "$dir/force" --size $N --stage gpu1,gpu_k,gpu2 --cpu-repeats 1
+  append force_sizes "$dir/force" --size $N --stage "$(gpu_stages force)" --cpu-repeats 1
 done
 write_source "$out" "$name"
 echo "wrote $out/${name}_*.csv"

@@ -20,8 +20,7 @@ rm -f "$sizes" "$scaling"
 for N in 64 128; do append "$sizes" gpu1 $N 10; done
 for N in 256 512 1024 2048; do append "$sizes" cpu_omp $N 100; done
 for N in 256 512 1024 2048 4096 8192 16384; do
-  append "$sizes" gpu2 $N 1000
-  append "$sizes" gpu3 $N 1000
+  for stage in $(python3 "$(dirname "$0")/chapters.py" stages 03-poisson gpu --timed); do append "$sizes" "$stage" $N 1000; done
 done
 for stage in multi nccl; do
   for gpus in 1 2 4; do

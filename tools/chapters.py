@@ -1,7 +1,8 @@
 """The chapters and their stages, as chapters/chapters.list and the stage lists describe them:
 the one view every tool takes (the grader, the plots, the profile and benchmark scripts, the
 exercise generator), read the way chapters/meson.build reads them. Run as a program, it prints
-what a shell script needs: `python3 tools/chapters.py stages 02-matmul gpu` lists the GPU stages."""
+what a shell script needs: `python3 tools/chapters.py stages 02-matmul gpu` lists the GPU stages.
+"""
 import dataclasses
 import pathlib
 import shutil
@@ -105,19 +106,40 @@ def stage_files(stages) -> list:
 
 
 def main(argv) -> int:
-    """`stages FOLDER [SIDE]`: the stage keys, one per line; `chapters`: the folders."""
-    if argv[:1] == ["chapters"] and len(argv) == 1:
-        print("\n".join(read_chapters()))
+    from plotting import Parser  # the tools' one-line usage errors
+    parser = Parser(__doc__ + USAGE, prog="chapters.py")
+    parser.add_argument("what", choices=["chapters", "stages"])
+    parser.add_argument("folder", nargs="?")
+    parser.add_argument("side", nargs="?", choices=["cpu", "gpu", "multigpu", "acc", "mpi"])
+    parser.add_argument("--list", dest="family")
+    parser.add_argument("--timed", action="store_true")
+    args = parser.parse_args(argv)
+    known = read_chapters()
+    if args.what == "chapters":
+        if args.folder or args.side or args.family or args.timed:
+            parser.error("chapters takes no other argument")
+        print("\n".join(known))
         return 0
-    if argv[:1] == ["stages"] and len(argv) in (2, 3):
-        if argv[1] not in read_chapters():
-            print(f"chapters.py: error: no chapter {argv[1]!r}; these have stages: {', '.join(read_chapters())}",
-                  file=sys.stderr)
-            return 2
-        print("\n".join(s.key for s in read_stages([argv[1]]) if len(argv) == 2 or s.side == argv[2]))
-        return 0
-    print("usage: chapters.py chapters | stages FOLDER [SIDE]", file=sys.stderr)
-    return 2
+    if args.folder not in known:
+        parser.error(f"no chapter {args.folder!r}; these have stages: {', '.join(known)}")
+    if args.family and args.family not in known[args.folder].lists:
+        parser.error(f"--list: {args.folder} has no list {args.family!r}; its lists: {', '.join(known[args.folder].lists)}")
+    chosen = [s for s in read_stages([args.folder]) if (not args.side or s.side == args.side)
+              and (not args.timed or s.name not in known[args.folder].untimed)
+              and (not args.family or s.family == args.family)]
+    print("\n".join(s.name if args.family else s.key for s in chosen))
+    return 0
+
+
+USAGE = """
+Usage: chapters.py chapters                       the folders of the chapters with stages
+       chapters.py stages FOLDER [SIDE] [--timed] [--list LIST]
+                                                  a chapter's stages in lesson order, one per line
+  SIDE     cpu, gpu, multigpu, acc or mpi: that side's stages only
+  --timed  without the stages that chapters.list marks untimed (one GPU thread: minutes at a
+           benchmark's sizes)
+  --list   that stage list's stages, by name (without LIST/ before it)
+"""
 
 
 if __name__ == "__main__":

@@ -23,10 +23,9 @@ for reason in long_scoreboard short_scoreboard mio_throttle lg_throttle math_pip
   wanted+=,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
 done
 metrics=$(ncu_metrics "$wanted")
-# The chapter's GPU types but the untimed one-thread gpu1 (chapters/chapters.list), and every
+# The chapter's GPU types but the untimed one-thread one (chapters/chapters.list), and every
 # variant matmult_f knows.
-tools=$(dirname "$0")
-types=$(python3 "$tools/chapters.py" stages 02-matmul gpu | grep -vx gpu1)
+types=$(python3 "$(dirname "$0")/chapters.py" stages 02-matmul gpu --timed)
 types+=" $("$dir/matmult_f" --help | sed -n 's/^ *or a variant: //p' | tr -d ',')"
 for type in $types; do
   echo "# type $type, n 4096"
