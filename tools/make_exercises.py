@@ -32,9 +32,10 @@ import hashlib
 import pathlib
 import sys
 
+import chapters  # tools/chapters.py: the stage lists, read as the build reads them
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RECORD = ROOT / "tools" / "exercise_skeletons.sha256"
-SOURCES = ("*.cu", "*.cpp", "*.h", "*.cuh")
 MAINTAINER_COMMAND = "python3 tools/make_exercises.py"
 
 
@@ -87,10 +88,8 @@ def digest(text: str) -> str:
 
 
 def expected_skeletons():
-    """{"01-heat/v1_naive.cu": skeleton text} for every stage file in solutions/."""
-    return {f"{chapter.name}/{source.name}": skeleton_of(source)
-            for chapter in sorted((ROOT / "solutions").iterdir()) if chapter.is_dir()
-            for pattern in SOURCES for source in sorted(chapter.glob(pattern))}
+    """{"01-heat/v1_naive.cu": skeleton text} for every stage file of the chapters' stage lists."""
+    return {path: skeleton_of(ROOT / "solutions" / path) for path in sorted(chapters.stage_files(chapters.read_stages()))}
 
 
 def read_record():

@@ -29,8 +29,11 @@ with tempfile.TemporaryDirectory() as scratch:
     root = pathlib.Path(scratch)
     shutil.copytree(ROOT / "solutions", root / "solutions")
     (root / "tools").mkdir()
-    for name in ("make_exercises.py", "exercise_skeletons.sha256"):
+    for name in ("make_exercises.py", "chapters.py", "exercise_skeletons.sha256"):
         shutil.copy2(ROOT / "tools" / name, root / "tools" / name)
+    for listed in [ROOT / "chapters" / "chapters.list", *(ROOT / "chapters").glob("*/*.stages")]:  # what chapters.py reads
+        (root / listed.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(listed, root / listed.relative_to(ROOT))
 
     def make(*args):
         return subprocess.run([sys.executable, str(root / "tools" / "make_exercises.py"), *args],
