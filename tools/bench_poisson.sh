@@ -4,12 +4,14 @@
 #   NAME_scaling.csv  multi and nccl on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
 #                     beside gpu2 on one GPU measured in the same run
 #   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
+#   MAX_GPUS: the most GPUs the scaling runs take (default: the GPUs nvidia-smi lists)
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
 jacobi="${1:?build directory}/chapters/03-poisson/jacobi"
 out=${2:?output directory}
 name=${3:-gpu}
-max_gpus=${4:-4}
+visible_gpus() { local n; n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU') || true; echo "${n:-1}"; }
+max_gpus=${4:-$(visible_gpus)}
 mkdir -p "$out"
 append() {  # run one configuration; keep the header of the first run only
   local file=$1; shift
@@ -24,7 +26,7 @@ for N in 256 512 1024 2048 4096 8192 16384; do
 done
 for stage in multi nccl; do
   for gpus in 1 2 4; do
-    [ "$gpus" -le "$max_gpus" ] && append "$scaling" $stage 16384 1000 --parts $gpus
+    if [ "$gpus" -le "$max_gpus" ]; then append "$scaling" $stage 16384 1000 --parts $gpus; fi
   done
 done
 write_source "$out" "$name"
