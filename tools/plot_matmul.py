@@ -10,9 +10,16 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
               4096 and 8192 against the peaks and cuBLAS, the sweeps of gpu4 and gpu7
   --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
 """
+import chapters
 from plotting import Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
 
-PLOTTED = ("lib", "gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib")
+
+def plotted(rows):
+    """The chapter's types, in lesson order, that the run timed up to its largest size (nat and
+    gpu1 stop early: one core, one thread)."""
+    largest = max(int(r["m"]) for r in rows)
+    timed = {r["type"] for r in rows if int(r["m"]) == largest}
+    return [s.name for s in chapters.read_stages(["02-matmul"]) if s.name in timed]
 
 
 def square(rows):
@@ -28,7 +35,7 @@ def plot(rows, out):
     fig, ax = plt.subplots(figsize=(8.5, 5))
     rows = square(rows)
     colours = {}
-    for t in PLOTTED:
+    for t in plotted(rows):
         points = [(int(r["m"]), r) for r in rows if r["type"] == t]
         for key, style in (("device_gflops", "-"), ("host_gflops", "--")):
             xy = [(n, float(r[key])) for n, r in points if r[key]]
