@@ -24,6 +24,9 @@ from chapters import ROOT
 
 PRIVATE = ("/home", "/root", "/run/user", "/mnt", "/media", "/srv", "/var/tmp")
 KEPT = ("PATH", "LANG", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH")
+# The machine's MPI configuration, which mpirun needs inside too (a container without ssh sets
+# OMPI_MCA_plm=isolated, say: without it mpirun looks for ssh and stops).
+KEPT_PREFIXES = ("OMPI_MCA_", "PMIX_MCA_")
 LEFTOVER = "tut-sandbox: processes left running: "  # what the wrapper says when the command ends
 
 
@@ -91,7 +94,8 @@ class Sandbox:
         args += ["--chdir", str(cwd), "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
         env = dict(env)
         preload = env.pop("LD_PRELOAD", "")  # for CMD alone, not the wrapper's shell
-        for name, value in {**{k: os.environ[k] for k in KEPT if k in os.environ}, **env}.items():
+        kept = {k: v for k, v in os.environ.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
+        for name, value in {**kept, **env}.items():
             args += ["--setenv", name, str(value)]
         run = f"LD_PRELOAD={shlex.quote(preload)} " if preload else ""
         wrapper = f'{run}"$@"; status=$?; set -- /proc/[0-9]*; echo "{LEFTOVER}$(($# - 2))" >&2; exit $status'
