@@ -77,11 +77,6 @@ def read_chapters() -> dict:
     return found
 
 
-def chapters() -> dict:
-    """chapter folder -> (chapter name, [its stage list names])."""
-    return {folder: (c.name, list(c.lists)) for folder, c in read_chapters().items()}
-
-
 def read_stages(folders=None) -> list:
     """Every stage of the chapters in FOLDERS (all by default), in stage-list order."""
     stages = []

@@ -93,7 +93,7 @@ def parse(argv):
         usage_error("no submission given")
     if any(not s.strip() for s in args.submissions):  # "$SUBMISSIONS" unset would grade this checkout
         usage_error("a submission path is empty (an unset variable?)")
-    known = chapters.chapters()
+    known = chapters.read_chapters()
     for chapter in args.chapter:
         if chapter not in known:
             usage_error(f"no chapter {chapter!r} has stages; these do: {', '.join(known)}")

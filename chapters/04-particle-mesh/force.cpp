@@ -130,14 +130,8 @@ int main(int argc, char** argv) try {
         t = tut::time_host([&] { s.code.on_host(m, axis, pot.data(), f.data()); }, 1, o.cpu_repeats);
       } else if (s.on_device()) {
         CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
-        for (int w = 0; w < 2; ++w) s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr);  // warm-up
-        tut::DeviceTimer timer(nullptr);
-        for (int rep = 0; rep < o.repeats; ++rep) {
-          timer.start();
-          s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr);
-          timer.stop();
-        }
-        t = timer.stats();
+        t = tut::time_device([&] { s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
+                             o.repeats);
         d_f.download(f.data());
       }
       bool ok = true;
