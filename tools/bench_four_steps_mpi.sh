@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Chapter 05-four-steps' MPI stage against OpenMP alone, on this machine's cores: cpu4 with every
-# core as threads of one process (vortex), then cpu5 with the cores split among P processes of
+# Chapter 05-four-steps' MPI stage against OpenMP alone, on this machine's cores: the last CPU
+# stage (cpu4) with every core as threads of one process (vortex), then the MPI stage (cpu5,
+# vortex_mpi) with the cores split among P processes of
 # C / P threads each (vortex_mpi under mpirun, each process bound to its own cores), for P = 1,
 # 2, 4, ... up to the cores. 2001^2 cells; STEPS time steps (default 100). Writes
-# NAME_four_steps_mpi.csv (the cpu5 rows) and NAME_four_steps_openmp.csv (cpu4: threads free, bound).
+# NAME_four_steps_mpi.csv (the MPI rows) and NAME_four_steps_openmp.csv (OpenMP: threads free, bound).
 #   usage: tools/bench_four_steps_mpi.sh BUILD_DIR OUT_DIR [NAME [STEPS]]
 set -euo pipefail
 build=${1:?build directory}
@@ -16,12 +17,13 @@ if [ ! -x "$vortex_mpi" ]; then
   exit 77
 fi
 cores=$(nproc)
+openmp=$(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps cpu | tail -n 1)  # the best OpenMP stage
 mkdir -p "$out"
-# cpu4 twice: its threads where the system puts them, then bound one to a core, as mpirun binds
+# It runs twice: its threads where the system puts them, then bound one to a core, as mpirun binds
 # each process to its cores (so that binding alone is not mistaken for what MPI buys).
-OMP_NUM_THREADS=$cores "$build/chapters/05-four-steps/vortex" --stage cpu4 --steps "$steps" --cpu-repeats 3 --csv \
+OMP_NUM_THREADS=$cores "$build/chapters/05-four-steps/vortex" --stage "$openmp" --steps "$steps" --cpu-repeats 3 --csv \
   > "$out/${name}_four_steps_openmp.csv"
-OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores "$build/chapters/05-four-steps/vortex" --stage cpu4 \
+OMP_NUM_THREADS=$cores OMP_PROC_BIND=close OMP_PLACES=cores "$build/chapters/05-four-steps/vortex" --stage "$openmp" \
   --steps "$steps" --cpu-repeats 3 --csv | tail -n +2 >> "$out/${name}_four_steps_openmp.csv"
 csv="$out/${name}_four_steps_mpi.csv"
 rm -f "$csv"

@@ -11,35 +11,36 @@ build=${1:?build directory}
 out=${2:?output directory}
 name=${3:-gpu}
 heat="$build/chapters/01-heat/heat3d"
+show() { python3 "$(dirname "$0")/chapters.py" show 01-heat "$1"; }  # a selection of chapters.list
 mkdir -p "$out"
 "$heat" --size 128 --steps 5000 --repeats 5 --cpu-steps 20 --csv > "$out/${name}_128.csv"
 "$heat" --size 512 --steps 5000 --repeats 3 --cpu-steps 4 --csv > "$out/${name}_512.csv"
-"$heat" --size 128 --steps 5000 --repeats 5 --csv --stage v4,v5,v6,v6_depth2,v6_depth4,v7,v7_v5,v7_v6 \
+"$heat" --size 128 --steps 5000 --repeats 5 --csv --stage "$(show launch_overhead)" \
   > "$out/${name}_128_alternatives.csv"
 
 sweep="$out/${name}_512_sweep.csv"
 rm -f "$sweep"
 for shape in 32x4x1 32x8x1 64x2x1 64x4x1 128x2x1; do
-  "$heat" --size 512 --steps 500 --repeats 3 --stage v5,v5_scalar,v5_rows2,v5_rows4,v5_ahead2,v5_ahead3 \
+  "$heat" --size 512 --steps 500 --repeats 3 --stage "$(show v5_variants)" \
     --block "$shape" --csv
 done > "$sweep.part"
 for shape in 32x16x1 64x16x1 32x24x1 32x32x1; do
-  "$heat" --size 512 --steps 500 --repeats 3 --stage v6,v6_depth2,v6_depth4 --block "$shape" --csv | tail -n +2
+  "$heat" --size 512 --steps 500 --repeats 3 --stage "$(show v6_variants)" --block "$shape" --csv | tail -n +2
 done >> "$sweep.part"
 awk 'NR == 1 || !/^problem,/' "$sweep.part" > "$sweep" && rm "$sweep.part"
 
 if command -v ncu > /dev/null; then
-  # One launch per stage: v6 fuses 3 steps into its one launch, the others do one step.
+  # Every launch of a run of 24 steps (a stage may fuse several steps into one launch; 24 is
+  # a multiple of the depths swept), summed per stage by plot_heat.py --ncu.
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sector_hit_rate.pct
   metrics+=,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active
   metrics+=,launch__registers_per_thread,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
   for stage in $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu); do
-    steps=1; [ "$stage" = v6 ] && steps=3
-    echo "# stage $stage, steps per launch $steps"
-    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel' -c 1 \
-      "$heat" --check --size 512 --steps "$steps" --stage "$stage" 2>&1 | grep '^"'
+    echo "# stage $stage, steps 24"
+    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel' \
+      "$heat" --check --size 512 --steps 24 --stage "$stage" 2>&1 | grep '^"'
   done > "$out/${name}_ncu_512.csv"
 fi
 write_source "$out" "$name"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Chapter 03-poisson's measurements, into two CSVs:
-#   NAME_sizes.csv    every stage over N (GPU stages 1000 iterations, CPU 100, gpu1 10)
-#   NAME_scaling.csv  multi and nccl on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
-#                     beside gpu2 on one GPU measured in the same run
+#   NAME_sizes.csv    every stage over N (GPU stages 1000 iterations, CPU 100, the untimed
+#                     one-thread stage 10)
+#   NAME_scaling.csv  the multi-GPU stages on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
+#                     beside the one-GPU stage that jacobi runs with them, measured in the same run
 #   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
 #   MAX_GPUS: the most GPUs the scaling runs take (default: the GPUs nvidia-smi lists)
 set -euo pipefail
@@ -19,12 +20,17 @@ append() {  # run one configuration; keep the header of the first run only
 }
 sizes="$out/${name}_sizes.csv"; scaling="$out/${name}_scaling.csv"
 rm -f "$sizes" "$scaling"
-for N in 64 128; do append "$sizes" gpu1 $N 10; done
-for N in 256 512 1024 2048; do append "$sizes" cpu_omp $N 100; done
-for N in 256 512 1024 2048 4096 8192 16384; do
-  for stage in $(python3 "$(dirname "$0")/chapters.py" stages 03-poisson gpu --timed); do append "$sizes" "$stage" $N 1000; done
+stages() { python3 "$(dirname "$0")/chapters.py" stages 03-poisson "$@"; }  # from chapters.list
+for stage in $(stages gpu --untimed); do
+  for N in 64 128; do append "$sizes" "$stage" $N 10; done
 done
-for stage in multi nccl; do
+for stage in $(stages cpu); do
+  for N in 256 512 1024 2048; do append "$sizes" "$stage" $N 100; done
+done
+for N in 256 512 1024 2048 4096 8192 16384; do
+  for stage in $(stages gpu --timed); do append "$sizes" "$stage" $N 1000; done
+done
+for stage in $(stages multigpu); do
   for gpus in 1 2 4; do
     if [ "$gpus" -le "$max_gpus" ]; then append "$scaling" $stage 16384 1000 --parts $gpus; fi
   done

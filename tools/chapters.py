@@ -1,7 +1,8 @@
 """The chapters and their stages, as chapters/chapters.list and the stage lists describe them:
 the one view every tool takes (the grader, the plots, the profile and benchmark scripts, the
 exercise generator), read the way chapters/meson.build reads them. Run as a program, it prints
-what a shell script needs: `python3 tools/chapters.py stages 02-matmul gpu` lists the GPU stages.
+what a shell script needs: `python3 tools/chapters.py stages 02-matmul gpu` lists the GPU stages,
+`python3 tools/chapters.py show 01-heat block_shapes` the stages a benchmark sweeps together.
 """
 import dataclasses
 import pathlib
@@ -23,6 +24,7 @@ class Chapter:
     lists: tuple  # its stage lists, one per family: heat, or part2data and force
     timing: dict  # list -> the program and arguments that time its GPU stages ({stages} or {stage})
     untimed: tuple  # GPU stages that --perf leaves out
+    shows: dict   # NAME -> the stages (or stage variants) a benchmark or a lesson's table shows together
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +66,7 @@ def read_chapters() -> dict:
         words = line.split()
         if not line.startswith(" "):
             name, folder, *words = words
-            fields[folder] = {"name": name, "folder": folder, "lists": [], "timing": {}, "untimed": []}
+            fields[folder] = {"name": name, "folder": folder, "lists": [], "timing": {}, "untimed": [], "shows": {}}
         for word in words:
             key, _, value = word.partition("=")
             if key in ("lists", "untimed"):
@@ -72,8 +74,11 @@ def read_chapters() -> dict:
             elif key == "timing":
                 family, _, command = value.partition(":")
                 fields[folder]["timing"][family] = command.split(",")
+            elif key == "show":
+                selection, _, names = value.partition(":")
+                fields[folder]["shows"][selection] = names.split(",")
     for folder, f in fields.items():
-        found[folder] = Chapter(f["name"], folder, tuple(f["lists"]), f["timing"], tuple(f["untimed"]))
+        found[folder] = Chapter(f["name"], folder, tuple(f["lists"]), f["timing"], tuple(f["untimed"]), f["shows"])
     return found
 
 
@@ -95,6 +100,14 @@ def read_stages(folders=None) -> list:
     return stages
 
 
+def show(folder: str, selection: str) -> list:
+    """The stages that chapters.list's `show=SELECTION:...` of FOLDER names, in its order."""
+    shows = read_chapters()[folder].shows
+    if selection not in shows:
+        raise KeyError(f"chapters.list: {folder} shows no {selection!r}; its selections: {', '.join(shows) or 'none'}")
+    return shows[selection]
+
+
 def stage_files(stages) -> list:
     """The files the stages live in, each once (one file can hold several stages)."""
     return list(dict.fromkeys(s.path for s in stages))
@@ -103,24 +116,36 @@ def stage_files(stages) -> list:
 def main(argv) -> int:
     from plotting import Parser  # the tools' one-line usage errors
     parser = Parser(__doc__ + USAGE, prog="chapters.py")
-    parser.add_argument("what", choices=["chapters", "stages"])
+    parser.add_argument("what", choices=["chapters", "stages", "show"])
     parser.add_argument("folder", nargs="?")
-    parser.add_argument("side", nargs="?", choices=["cpu", "gpu", "multigpu", "acc", "mpi"])
+    parser.add_argument("side", nargs="?", help="cpu, gpu, multigpu, acc or mpi; for show: the selection")
     parser.add_argument("--list", dest="family")
     parser.add_argument("--timed", action="store_true")
+    parser.add_argument("--untimed", action="store_true")
     args = parser.parse_args(argv)
     known = read_chapters()
     if args.what == "chapters":
-        if args.folder or args.side or args.family or args.timed:
+        if args.folder or args.side or args.family or args.timed or args.untimed:
             parser.error("chapters takes no other argument")
         print("\n".join(known))
         return 0
     if args.folder not in known:
         parser.error(f"no chapter {args.folder!r}; these have stages: {', '.join(known)}")
+    if args.what == "show":
+        if not args.side:
+            parser.error(f"show {args.folder} needs a selection: {', '.join(known[args.folder].shows) or 'it has none'}")
+        try:
+            print(",".join(show(args.folder, args.side)))
+        except KeyError as e:
+            parser.error(e.args[0])
+        return 0
+    if args.side not in (None, "cpu", "gpu", "multigpu", "acc", "mpi"):
+        parser.error(f"no side {args.side!r}: cpu, gpu, multigpu, acc or mpi")
+    untimed = known[args.folder].untimed
     if args.family and args.family not in known[args.folder].lists:
         parser.error(f"--list: {args.folder} has no list {args.family!r}; its lists: {', '.join(known[args.folder].lists)}")
     chosen = [s for s in read_stages([args.folder]) if (not args.side or s.side == args.side)
-              and (not args.timed or s.name not in known[args.folder].untimed)
+              and (not args.timed or s.name not in untimed) and (not args.untimed or s.name in untimed)
               and (not args.family or s.family == args.family)]
     print("\n".join(s.name if args.family else s.key for s in chosen))
     return 0
@@ -128,11 +153,13 @@ def main(argv) -> int:
 
 USAGE = """
 Usage: chapters.py chapters                       the folders of the chapters with stages
-       chapters.py stages FOLDER [SIDE] [--timed] [--list LIST]
+       chapters.py stages FOLDER [SIDE] [--timed | --untimed] [--list LIST]
                                                   a chapter's stages in lesson order, one per line
-  SIDE     cpu, gpu, multigpu, acc or mpi: that side's stages only
-  --timed  without the stages that chapters.list marks untimed (one GPU thread: minutes at a
-           benchmark's sizes)
+       chapters.py show FOLDER SELECTION          the stages a benchmark or table shows together
+                                                  (chapters.list's show=), comma-separated
+  SIDE       cpu, gpu, multigpu, acc or mpi: that side's stages only
+  --timed    without the stages that chapters.list marks untimed (one GPU thread: minutes at a
+             benchmark's sizes); --untimed: those alone
   --list   that stage list's stages, by name (without LIST/ before it)
 """
 

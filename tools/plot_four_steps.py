@@ -13,6 +13,7 @@ Usage: plot_four_steps.py PREFIX [--markdown]
 import os
 import re
 
+import chapters
 from plotting import busiest, load, prefix_parser, pyplot, read_lines, run, save
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
@@ -31,27 +32,37 @@ def by_stage(rows):
     return {r["stage"]: r for r in rows}
 
 
+def reference():
+    """The one-core stage the others are compared with (ref), as chapters.list names it."""
+    return chapters.show("05-four-steps", "reference")[0]
+
+
+def steps_of(side):
+    """A side's stages, one per step of the guideline, in lesson order (cpu0 .. cpu4, ...)."""
+    return [s.name for s in chapters.read_stages(["05-four-steps"]) if s.side == side and s.name != reference()]
+
+
 def plot(rows, out):
     plt = pyplot()
     stages = by_stage(rows)
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    sides = [s for s in SIDES if f"{s[0]}0" in stages]  # the OpenACC stages where the run had them
+    sides = [s for s in SIDES if steps_of(s[0])[0] in stages]  # the OpenACC stages where the run had them
     width = 0.8 / len(sides)
     for k, (side, label, color) in enumerate(sides):
         shift = (k - (len(sides) - 1) / 2) * width
         xs, ys = [], []
-        for step in range(5):
-            row = stages.get(f"{side}{step}")
-            if row:
+        names = steps_of(side)[:len(STEP_NAMES)]
+        for step, name in enumerate(names):
+            if name in stages:
                 xs.append(step + shift)
-                ys.append(float(row["mcups"]))
-        ax.bar(xs, ys, width, color=color, label=f"{label} ({side}0 .. {side}4)")
+                ys.append(float(stages[name]["mcups"]))
+        ax.bar(xs, ys, width, color=color, label=f"{label} ({names[0]} .. {names[-1]})")
         for x, y in zip(xs, ys):
             ax.text(x, y * 1.08, f"{y:.0f}", ha="center", fontsize=7)
-    if "ref" in stages:
-        ref = float(stages["ref"]["mcups"])
+    if reference() in stages:
+        ref = float(stages[reference()]["mcups"])
         ax.axhline(ref, color="grey", linestyle="--", linewidth=0.8)
-        ax.text(4.5, ref * 1.12, f"ref, one core: {ref:.1f}", fontsize=8, ha="right")
+        ax.text(4.5, ref * 1.12, f"{reference()}, one core: {ref:.1f}", fontsize=8, ha="right")
     ax.set_yscale("log")
     ax.set_ylim(top=ax.get_ylim()[1] * 4)  # room for the legend above the bars
     ax.set_xticks(range(5))
@@ -69,14 +80,14 @@ def results_table(rows):
     print("| step | CPU s / 100 steps | CPU Mcups | CPU vs ref | GPU s / 100 steps | GPU Mcups | GPU vs ref |"
           " seed CPU (6 cores) s | seed K20Xm s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    ref = stages.get("ref")
+    ref = stages.get(reference())
     if ref:
-        print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | {float(ref['mcups']):.1f} | 1 | | | |"
+        print(f"| {reference()} (1 core) | {float(ref['s_per_100_steps']):.1f} | {float(ref['mcups']):.1f} | 1 | | | |"
               f" {SEED['ref'][0]} | {SEED['ref'][1]} |")
-    for step in range(5):
+    for step in range(len(STEP_NAMES)):
         cells = []
         for side in ("cpu", "gpu"):
-            row = stages.get(f"{side}{step}")
+            row = stages.get(steps_of(side)[step])
             cells += [f"{float(row['s_per_100_steps']):.3g}", f"{float(row['mcups']):.0f}",
                       f"{float(row['speedup_ref']):.1f}"] if row else ["-", "-", "-"]
         print(f"| {step} {STEP_NAMES[step]} | " + " | ".join(cells) + f" | {SEED[str(step)][0]} | {SEED[str(step)][1]} |")
@@ -85,36 +96,36 @@ def results_table(rows):
 def three_columns_table(rows):
     """The slides' three columns, CPU, OpenACC and CUDA, from one run that had all three."""
     stages = by_stage(rows)
-    ref = stages["ref"]
+    ref = stages[reference()]
     print("| step | CPU s / 100 steps | OpenACC s / 100 steps | CUDA s / 100 steps | CPU Mcups | OpenACC Mcups |"
           " CUDA Mcups | CPU vs ref | OpenACC vs ref | CUDA vs ref | OpenACC vs the step before |"
           " slides' CPU s | slides' OpenACC s | slides' CUDA s |")
     print("| --- |" + " ---: |" * 13)
-    print(f"| ref (1 core) | {float(ref['s_per_100_steps']):.1f} | | | {float(ref['mcups']):.1f} | | | 1 | | | |"
+    print(f"| {reference()} (1 core) | {float(ref['s_per_100_steps']):.1f} | | | {float(ref['mcups']):.1f} | | | 1 | | | |"
           f" {SEED['ref'][0]} | | |")
-    for step in range(5):
-        row = {side: stages[f"{side}{step}"] for side, _, _ in SIDES}
+    for step in range(len(STEP_NAMES)):
+        row = {side: stages[steps_of(side)[step]] for side, _, _ in SIDES}
         seconds = " | ".join(f"{float(row[side]['s_per_100_steps']):.3g}" for side, _, _ in SIDES)
         rates = " | ".join(f"{float(row[side]['mcups']):.0f}" for side, _, _ in SIDES)
         speedups = " | ".join(f"{float(row[side]['speedup_ref']):.1f}" for side, _, _ in SIDES)
-        gain = (f"{float(stages[f'acc{step - 1}']['time_s']) / float(row['acc']['time_s']):.2f}x" if step else "")
+        gain = (f"{float(stages[steps_of('acc')[step - 1]]['time_s']) / float(row['acc']['time_s']):.2f}x" if step else "")
         print(f"| {step} {STEP_NAMES[step]} | {seconds} | {rates} | {speedups} | {gain} |"
               f" {SEED[str(step)][0]} | {SEED_OPENACC[str(step)]} | {SEED[str(step)][1]} |")
 
 
 def mpi_table(prefix):
-    """The MPI stage on this machine's cores split among processes, against OpenMP alone (cpu4),
-    from tools/bench_four_steps_mpi.sh."""
+    """The MPI stage on this machine's cores split among processes, against OpenMP alone (the last
+    CPU stage), from tools/bench_four_steps_mpi.sh."""
     openmp, runs = load(prefix + "_four_steps_openmp.csv"), load(prefix + "_four_steps_mpi.csv")
     base, cores = float(openmp[0]["s_per_100_steps"]), int(runs[0]["processes"]) * int(runs[0]["threads"])
     print("| run | processes x threads | s / 100 steps | Mcups | vs OpenMP alone |")
     print("| --- | --- | ---: | ---: | ---: |")
     for row, how in zip(openmp, ("threads free", "threads bound to cores")):
         seconds = float(row["s_per_100_steps"])
-        print(f"| cpu4 (OpenMP alone, {how}) | 1 x {cores} | {seconds:.2f} | {float(row['mcups']):.1f} | {base / seconds:.2f} |")
+        print(f"| {row['stage']} (OpenMP alone, {how}) | 1 x {cores} | {seconds:.2f} | {float(row['mcups']):.1f} | {base / seconds:.2f} |")
     for row in runs:
         seconds = float(row["s_per_100_steps"])
-        print(f"| cpu5 (OpenMP + MPI) | {row['processes']} x {row['threads']} | {seconds:.2f} | {float(row['mcups']):.1f} |"
+        print(f"| {row['stage']} (OpenMP + MPI) | {row['processes']} x {row['threads']} | {seconds:.2f} | {float(row['mcups']):.1f} |"
               f" {base / seconds:.2f} |")
 
 
@@ -182,7 +193,7 @@ def main(argv):
         return 0
     rows = load(prefix + "_four_steps.csv")
     if markdown:
-        if any(r["stage"] == "acc0" for r in rows):
+        if any(r["stage"] in steps_of("acc") for r in rows):
             three_columns_table(rows)
         else:
             results_table(rows)

@@ -6,7 +6,7 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
   --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
   --sweep     print a block-shape sweep (tools/sweep_heat_blocks.sh) as a Markdown table, with
-              the blocks launched per step and the time per block of the v2 kernel
+              the blocks launched per step and the time per block of the first stage
   --variants  print the rows of a sweep of stages and variants (tools/bench_heat.sh's
               *_512_sweep.csv, *_128_alternatives.csv), with the single-step bound of the run
   --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
@@ -37,20 +37,26 @@ def markdown(path, rows):
 
 
 def sweep(rows):
+    """Each block shape: for the first stage swept (one cell per thread: chapters.list's
+    block_shapes starts with it), the blocks it launches per step and its time per block; for
+    every stage, its time and its % of copy."""
     nx, ny, nz = (int(v) for v in rows[0]["problem"].split(" cells")[0].split(" x "))
     steps = int(rows[0]["problem"].split(", ")[2].split()[0])
     shapes = list(dict.fromkeys(r["block"] for r in rows))
+    first, *others = dict.fromkeys(r["stage"] for r in rows)
     by = {(r["stage"], r["block"]): r for r in rows}
-    print(f"| block | threads | v2 blocks per step | v2 s per {steps} steps | v2 ns per block | v2 % of copy "
-          f"| v4 s per {steps} steps | v4 % of copy |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| block | threads | {first} blocks per step | {first} s per {steps} steps | {first} ns per block | "
+          f"{first} % of copy | " + " | ".join(f"{s} s per {steps} steps | {s} % of copy" for s in others) + " |")
+    print("|---|---:|---:|---:|---:|---:|" + "---:|---:|" * len(others))
     for shape in shapes:
         bx, by_, bz = (int(v) for v in shape.split("x"))
         blocks = -(-nx // bx) * -(-ny // by_) * -(-nz // bz)
-        v2, v4 = by[("v2", shape)], by[("v4", shape)]
-        ns_per_block = float(v2["time_s"]) / steps / blocks * 1e9
-        print(f"| {shape} | {bx * by_ * bz} | {blocks} | {number(v2['time_s'], 3)} | {ns_per_block:.2f} | "
-              f"{number(v2['pct_copy'], 1)} | {number(v4['time_s'], 3)} | {number(v4['pct_copy'], 1)} |")
+        one = by[(first, shape)]
+        cells = [str(blocks), number(one["time_s"], 3), f"{float(one['time_s']) / steps / blocks * 1e9:.2f}",
+                 number(one["pct_copy"], 1)]
+        for s in others:
+            cells += [number(by[(s, shape)]["time_s"], 3), number(by[(s, shape)]["pct_copy"], 1)]
+        print(f"| {shape} | {bx * by_ * bz} | " + " | ".join(cells) + " |")
 
 
 def copy_gbps(row):
@@ -88,10 +94,10 @@ def ncu_table(ncu_path, tour_path):
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     places = []
     for stage, (labels, m) in ncu_profiles(ncu_path).items():
-        steps = int(labels["steps per launch"])
+        steps = int(labels.get("steps") or labels["steps per launch"])  # the older profiles: one launch
         per = updates * steps
         read, write = m["dram__bytes_read.sum"] / per, m["dram__bytes_write.sum"] / per
-        print(f"| {stage} | {steps} | {m['gpu__time_duration.sum'] / 1e3 / steps:.0f} | {read:.2f} | {write:.2f} | "
+        print(f"| {stage} | {steps / int(labels['launches']):.3g} | {m['gpu__time_duration.sum'] / 1e3 / steps:.0f} | {read:.2f} | {write:.2f} | "
               f"{m['l1tex__t_sector_hit_rate.pct']:.0f}% | {m['lts__t_sector_hit_rate.pct']:.0f}% | "
               f"{m['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}% | {m['launch__registers_per_thread']:.0f} | "
               f"{m['smsp__inst_executed.sum'] * 32 / per:.1f} | {busiest(m, UNITS)} |")

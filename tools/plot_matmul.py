@@ -7,7 +7,7 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
               host through the course interface (dashed), OpenBLAS on the CPU for reference,
               and the FP64 FMA (measured in the same run) and FP64 tensor (theoretical) peaks
   --markdown  the tables of the lesson: every type at N = 1024 and 4096, the progression at
-              4096 and 8192 against the peaks and cuBLAS, the sweeps of gpu4 and gpu7
+              4096 and 8192 against the peaks and cuBLAS, each type's variants (matmul_bench's sweeps)
   --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
 """
 import chapters
@@ -20,6 +20,22 @@ def plotted(rows):
     largest = max(int(r["m"]) for r in rows)
     timed = {r["type"] for r in rows if int(r["m"]) == largest}
     return [s.name for s in chapters.read_stages(["02-matmul"]) if s.name in timed]
+
+
+def timed_gpu_types():
+    untimed = chapters.read_chapters()["02-matmul"].untimed
+    return [s.name for s in chapters.read_stages(["02-matmul"]) if s.side == "gpu" and s.name not in untimed]
+
+
+def reference():
+    """The type the tables compare with (cuBLAS), as chapters.list names it."""
+    return chapters.show("02-matmul", "reference")[0]
+
+
+def cpu_library(rows):
+    """The last CPU type of the list that the run has (OpenBLAS), for the tables' host column."""
+    ran = {r["type"] for r in rows}
+    return [s.name for s in chapters.read_stages(["02-matmul"]) if s.side == "cpu" and s.name in ran][-1]
 
 
 def square(rows):
@@ -41,9 +57,10 @@ def plot(rows, out):
             xy = [(n, float(r[key])) for n, r in points if r[key]]
             if not xy:
                 continue
-            label = t + (" (device only)" if key == "device_gflops" else " (host to host)" if t != "lib" else "")
-            if t == "lib":
-                label = f"lib: OpenBLAS, {points[0][1]['cpu_threads']} CPU threads"
+            threads = points[0][1].get("cpu_threads")
+            label = t + (" (device only)" if key == "device_gflops" else " (host to host)" if not threads else "")
+            if threads:  # the CPU library: host to host is all it has
+                label = f"{t}: OpenBLAS, {threads} CPU threads"
                 style = "-"
             line, = ax.plot([p[0] for p in xy], [p[1] for p in xy], style, marker="o", markersize=3, label=label,
                             color=colours.get(t))
@@ -58,62 +75,67 @@ def plot(rows, out):
 
 def markdown(rows):
     sq = square(rows)
+    types = {s.name for s in chapters.read_stages(["02-matmul"])}
     for n in (1024, 4096):
         print(f"**N = {n}**\n")
         print("| type | host to host (ms) | host to host GFLOP/s | device only (ms) | device only GFLOP/s |")
         print("|---|---:|---:|---:|---:|")
         for r in sq:
-            if int(r["m"]) == n and "_" not in r["type"]:  # the types, not their variants
-                name = r["type"] + (f" ({r['cpu_threads']} threads)" if r["type"] == "lib" else "")
+            if int(r["m"]) == n and r["type"] in types:  # the types, not their variants
+                name = r["type"] + (f" ({r['cpu_threads']} threads)" if r.get("cpu_threads") else "")
                 print(f"| {name} | {value(r, 'host_ms', 2)} | {value(r, 'host_gflops')} | {value(r, 'device_ms', 2)} "
                       f"| {value(r, 'device_gflops')} |")
         print()
     sizes = sorted({int(r["m"]) for r in sq if int(r["m"]) >= 256})
     by = {(r["type"], int(r["m"])): r for r in sq}
     print("Device-only GFLOP/s by N:\n")
-    types = ["gpu2", "gpu3", "gpu3r", "gpu4_2", "gpu4", "gpu4_4x8", "gpu4_8", "gpu4_16", "gpu5", "gpu6", "gpu7", "gpulib"]
-    print("| N | " + " | ".join(t.replace("gpu4", "gpu4 (4)") if t == "gpu4" else t for t in types) + " |")
-    print("|---:|" + "---:|" * len(types))
+    ran = list(dict.fromkeys(r["type"] for r in rows))
+    shown = [t for t in timed_gpu_types() if t in ran]
+    print("| N | " + " | ".join(shown) + " |")
+    print("|---:|" + "---:|" * len(shown))
     for n in sizes:
-        print(f"| {n} | " + " | ".join(value(by[(t, n)], "device_gflops") if (t, n) in by else "-" for t in types) + " |")
+        print(f"| {n} | " + " | ".join(value(by[(t, n)], "device_gflops") if (t, n) in by else "-" for t in shown) + " |")
     print()
     print("Non-square shapes (m x n x k), device-only GFLOP/s:\n")
     shapes = list(dict.fromkeys((r["m"], r["n"], r["k"]) for r in rows if not (r["m"] == r["n"] == r["k"])))
-    print("| shape | lib (host) | " + " | ".join(types) + " |")
-    print("|---|---:|" + "---:|" * len(types))
+    cpu = cpu_library(rows)
+    print(f"| shape | {cpu} (host) | " + " | ".join(shown) + " |")
+    print("|---|---:|" + "---:|" * len(shown))
+    at = {(r["type"], (r["m"], r["n"], r["k"])): r for r in rows}
     for sh in shapes:
-        got = {r["type"]: r for r in rows if (r["m"], r["n"], r["k"]) == sh}
-        print(f"| {'x'.join(sh)} | {value(got['lib'], 'host_gflops')} | " +
-              " | ".join(value(got[t], "device_gflops") if t in got else "-" for t in types) + " |")
+        print(f"| {'x'.join(sh)} | {value(at[(cpu, sh)], 'host_gflops')} | " +
+              " | ".join(value(at[(t, sh)], "device_gflops") if (t, sh) in at else "-" for t in shown) + " |")
     print()
+    for stage in shown:  # each type's variants (TYPE_VARIANT, as matmul_bench names them)
+        variants = sorted(t for t in ran if t.startswith(stage + "_"))
+        if not variants:
+            continue
+        print(f"{stage} and its variants, device-only GFLOP/s by N and on the non-square shapes, "
+              f"cuBLAS of the same run last:\n")
+        print("| variant | " + " | ".join(str(n) for n in sizes) + " | " + " | ".join("x".join(sh) for sh in shapes) + " |")
+        print("|---|" + "---:|" * (len(sizes) + len(shapes)))
+        for t in [stage] + variants + [reference()]:
+            print(f"| {t} | " + " | ".join(value(by[(t, n)], "device_gflops") if (t, n) in by else "-" for n in sizes)
+                  + " | " + " | ".join(value(at[(t, sh)], "device_gflops") if (t, sh) in at else "-" for sh in shapes)
+                  + " |")
+        print()
 
 
 def progression(rows):
     """Each GPU type at the two largest sizes, against the peaks and cuBLAS of the same run."""
     fma, tensor = float(rows[0]["fp64_fma_gflops"]), float(rows[0]["fp64_tensor_peak_gflops"])
     by = {(r["type"], int(r["m"])): r for r in square(rows)}
+    library = reference()
     print(f"Device only, against the FP64 FMA rate measured in the same run ({fma:.0f} GFLOP/s), the FP64 tensor "
           f"cores' theoretical rate ({tensor:.0f}) and cuBLAS:\n")
     print("| type | N | GFLOP/s | % of FP64 FMA | % of FP64 tensor | % of cuBLAS | host to host GFLOP/s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for t in ("gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib"):
+    for t in timed_gpu_types():
         for n in (4096, 8192):
             if (t, n) in by:
-                got, lib = float(by[(t, n)]["device_gflops"]), float(by[("gpulib", n)]["device_gflops"])
+                got, lib = float(by[(t, n)]["device_gflops"]), float(by[(library, n)]["device_gflops"])
                 print(f"| {t} | {n} | {got:.0f} | {100 * got / fma:.1f}% | {100 * got / tensor:.1f}% | "
                       f"{100 * got / lib:.1f}% | {value(by[(t, n)], 'host_gflops')} |")
-    print()
-    variants = sorted({r["type"] for r in rows if r["type"].startswith("gpu7")}, key=lambda t: (t != "gpu7", t))
-    print("gpu7 and its variants, device only (GFLOP/s and % of cuBLAS in the same run):\n")
-    print("| variant | 4096 | % of cuBLAS | 8192 | % of cuBLAS | 2017x1031x997 |")
-    print("|---|---:|---:|---:|---:|---:|")
-    odd = {r["type"]: r for r in rows if (r["m"], r["n"], r["k"]) == ("2017", "1031", "997")}
-    for t in variants:
-        cells = []
-        for n in (4096, 8192):
-            got, lib = float(by[(t, n)]["device_gflops"]), float(by[("gpulib", n)]["device_gflops"])
-            cells += [f"{got:.0f}", f"{100 * got / lib:.1f}%"]
-        print(f"| {t} | " + " | ".join(cells) + f" | {value(odd[t], 'device_gflops')} |")
     print()
 
 

@@ -3,14 +3,20 @@
 
 Usage: plot_pm.py PREFIX [--markdown]
   PREFIX_part2data_sizes.csv -> PREFIX_part2data.png   GB/s at 16 B/particle against the count
-  PREFIX_strips.csv          -> PREFIX_strips.png      gpu2's % of copy against the strip length
+  PREFIX_strips.csv          -> PREFIX_strips.png      % of copy against the strip length (the stage
+                                                      chapters.list's strip_sweep names)
   PREFIX_transfers.csv       -> PREFIX_transfers.png   the cost of getting the data there and back
   --markdown                 print the lesson's tables instead (also from PREFIX_ncu_*.csv)
 """
 import csv
 import io
 
+import chapters
 from plotting import InputError, copy_gbps, load, pyplot, read_lines, run_prefix_tool, save
+
+
+def device(rows):
+    return rows[0]["device"].split(" (")[0]
 
 
 def plot_part2data(rows, out):
@@ -25,7 +31,7 @@ def plot_part2data(rows, out):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("particles")
     ax.set_ylabel("GB/s at 16 B per particle")
-    ax.set_title("part2data kernels, H200", fontsize=10)
+    ax.set_title(f"part2data kernels, {device(rows)}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     save(fig, out)
@@ -43,7 +49,7 @@ def plot_strips(rows, out):
     ax.set_ylim(0, 100)
     ax.set_xlabel("strip: cells per thread along the axis")
     ax.set_ylabel("% of the copy bandwidth (8 B per cell)")
-    ax.set_title("force gpu2: strip length, H200", fontsize=10)
+    ax.set_title(f"force {rows[0]['stage']}: strip length, {device(rows)}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     save(fig, out)
@@ -51,7 +57,8 @@ def plot_strips(rows, out):
 
 def plot_transfers(rows, out):
     plt = pyplot()
-    r = next(r for r in rows if r["stage"] == "gpu3")
+    streamed = chapters.show("04-particle-mesh", "streamed_pieces")[0]  # the stage that streams in pieces
+    r = next(r for r in rows if r["stage"] == streamed)
     labels = ["sequential\n(1 core)", "pageable", "pinned", "pinned +\nstreams", "kernel\nonly"]
     values = [float(r[k]) for k in ("sequential_ms", "plain_ms", "pinned_ms", "streamed_ms", "kernel_ms")]
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -60,7 +67,7 @@ def plot_transfers(rows, out):
         ax.text(bar.get_x() + bar.get_width() / 2, v * 1.1, f"{v:.2f} ms", ha="center", fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("ms (log scale)")
-    ax.set_title(f"part2data gpu3, {r['problem'].split()[0]} particles, with the data starting on the host", fontsize=10)
+    ax.set_title(f"part2data {streamed}, {r['problem'].split()[0]} particles, with the data starting on the host", fontsize=10)
     save(fig, out)
 
 
@@ -97,7 +104,7 @@ def markdown(prefix):
     pieces = load(f"{prefix}_pieces.csv")
     print("\n| pieces (4 streams) | " + " | ".join(r["streams"].split()[0] for r in pieces) + " |")
     print("|---" * (len(pieces) + 1) + "|")
-    print("| gpu3 pinned + streams (ms) | " + " | ".join(f"{float(r['streamed_ms']):.2f}" for r in pieces) + " |")
+    print(f"| {pieces[0]['stage']} pinned + streams (ms) | " + " | ".join(f"{float(r['streamed_ms']):.2f}" for r in pieces) + " |")
     force = load(f"{prefix}_force.csv")
     print(f"\nforces, {force[0]['problem']}; {force[0]['copy ceiling']}\n")
     print("| stage | axis | strip | time (ms) | GCells/s | GB/s | % of copy | vs cpu |\n|---|---|---|---|---|---|---|---|")

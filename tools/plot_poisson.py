@@ -23,20 +23,29 @@ def plot_sizes(rows, out):
     ax.axhline(ceiling, color="grey", linestyle="--", linewidth=0.8)
     ax.text(256, ceiling * 1.08, f"copy ceiling at 24 B/update: {ceiling:.0f} Gupdates/s", fontsize=8)
     log_axes(ax, "N (interior points per side)", "Gupdates/s",
-             f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (gpu1), on {rows[-1]['device'].split(' (')[0]}")
+             f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (one GPU thread), on {rows[-1]['device'].split(' (')[0]}")
     save(fig, out)
+
+
+def split_runs(rows):
+    """jacobi's rows for the multi-GPU stages ("multi x2": a stage over 2 GPUs), and the name of
+    the one-GPU stage it ran beside them (their speed-up is over it)."""
+    spread = [r for r in rows if " x" in r["stage"]]
+    return spread, next(r["stage"] for r in rows if " x" not in r["stage"])
 
 
 def plot_scaling(rows, out):
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
-    for stage in ("multi", "nccl"):
-        pts = [(int(r["gpus"]), float(r["speedup"]), float(r["efficiency"])) for r in rows if r["stage"].startswith(stage)]
+    spread, single = split_runs(rows)
+    for stage in dict.fromkeys(r["stage"].split(" x")[0] for r in spread):
+        pts = [(int(r["gpus"]), float(r["speedup"]), float(r["efficiency"])) for r in spread
+               if r["stage"].split(" x")[0] == stage]
         left.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=stage)
         right.plot([p[0] for p in pts], [p[2] for p in pts], marker="o", label=stage)
     left.plot([1, 4], [1, 4], color="grey", linestyle="--", linewidth=0.8, label="ideal")
     left.set_xlabel("GPUs")
-    left.set_ylabel("speed-up over gpu2 on 1 GPU")
+    left.set_ylabel(f"speed-up over {single} on 1 GPU")
     right.set_xlabel("GPUs")
     right.set_ylabel("parallel efficiency (%)")
     right.set_ylim(0, 105)
@@ -68,12 +77,10 @@ def markdown(prefix):
         print(f"| {r['stage']} | {r['N']} | {r['iterations']} | {float(r['time_s']):.4f} | {float(r['gupdates_per_s']):.2f} "
               f"| {float(r['gb_per_s']):.0f} | {pct} |")
     print()
-    scaling = load(prefix + "_scaling.csv")
-    print("| stage | GPUs | time (s) | Gupdates/s | speed-up over gpu2 | efficiency (%) | copy measured in the run (GB/s) |")
+    spread, single = split_runs(load(prefix + "_scaling.csv"))
+    print(f"| stage | GPUs | time (s) | Gupdates/s | speed-up over {single} | efficiency (%) | copy measured in the run (GB/s) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for r in scaling:
-        if r["stage"] == "gpu2":
-            continue
+    for r in spread:
         print(f"| {r['stage']} | {r['gpus']} | {float(r['time_s']):.4f} | {float(r['gupdates_per_s']):.1f} "
               f"| {float(r['speedup']):.2f} | {float(r['efficiency']):.1f} | {copy_gbps(r):.0f} |")
     print()

@@ -118,8 +118,10 @@ def save(fig, out):
 
 def ncu_profiles(path):
     """{name: (labels, {metric: value})} from a profile written by a bench script: a line such as
-    "# stage v6, steps per launch 3" (name "v6", labels {"stage": "v6", "steps per launch": "3"})
-    before the CSV lines that ncu printed for that run."""
+    "# stage v6, steps 24" (name "v6", labels {"stage": "v6", "steps": "24"}) before the CSV lines
+    that ncu printed for that run. Over several launches, a metric that is a sum (its name ends
+    in .sum) is their total and any other (a rate, a percentage, registers) their mean; labels
+    gains "launches", how many there were."""
     profiles, name, header = {}, None, None
     for line in read_lines(path):
         if line.startswith("# "):
@@ -130,7 +132,11 @@ def ncu_profiles(path):
             header = next(csv.reader([line]))
         elif line.startswith('"') and name:
             row = dict(zip(header, next(csv.reader([line]))))
-            profiles[name][1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+            profiles[name][1].setdefault(row["Metric Name"], []).append(float(row["Metric Value"].replace(",", "")))
+    for labels, metrics in profiles.values():
+        labels["launches"] = str(max((len(v) for v in metrics.values()), default=0))
+        for metric, values in metrics.items():
+            metrics[metric] = sum(values) if metric.endswith(".sum") else sum(values) / len(values)
     return profiles
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Chapter 02-matmul's Nsight Compute profile: one kernel of each GPU type (and of gpu4's and
-# gpu7's variants) at N = 4096, run through matmult_f, written as NAME_matmul_ncu.csv (the
+# Chapter 02-matmul's Nsight Compute profile: one kernel of each GPU type (and of each variant
+# matmult_f knows) at N = 4096, run through matmult_f, written as NAME_matmul_ncu.csv (the
 # lesson's table: tools/plot_matmul.py --ncu).
 #   usage: tools/profile_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_matmul.sh build /tmp/r h200
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Block-shape sweep: the v2 kernel (v1's kernel, any block) and v4 at 512^3, 1000 steps,
-# over a range of shapes, into one CSV. Shows how much of v1 -> v2 is the shape alone.
+# Block-shape sweep: the stages of chapters.list's block_shapes (v1's kernel with any block, and
+# v4) at 512^3, 1000 steps, over a range of shapes, into one CSV. Shows how much of v1 -> v2 is
+# the shape alone.
 #   usage: tools/sweep_heat_blocks.sh BUILD_DIR OUT.csv
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
@@ -9,7 +10,7 @@ out=${2:?output csv}
 shapes="32x1x1 64x1x1 128x1x1 256x1x1 512x1x1 1024x1x1 32x4x1 32x8x1 32x16x1 64x2x1 64x4x1 64x8x1 64x16x1 128x2x1 128x4x1 128x8x1 256x2x1 256x4x1"
 first=1
 for shape in $shapes; do
-  "$heat" --size 512 --steps 1000 --repeats 3 --stage v2,v4 --block "$shape" --csv > "$out.part"
+  "$heat" --size 512 --steps 1000 --repeats 3 --stage "$(python3 "$(dirname "$0")/chapters.py" show 01-heat block_shapes)" --block "$shape" --csv > "$out.part"
   if [ $first = 1 ]; then cat "$out.part" > "$out"; first=0; else tail -n +2 "$out.part" >> "$out"; fi
 done
 rm -f "$out.part"

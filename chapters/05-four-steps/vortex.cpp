@@ -89,12 +89,17 @@ tut::TimingStats time_runs(Timer&& timer, StageRun& run, const std::vector<doubl
   return timer.stats();
 }
 
-// A stage's timed runs, after a warm-up run (GPU) or a one-step warm-up (CPU).
+// A stage's timed runs, after a warm-up run (GPU) or a one-step warm-up (CPU). Each in its NVTX
+// range: a profiler that takes "STAGE: warm-up" sees exactly one run of `steps` steps.
 tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::vector<double>& q0, int steps,
                             int repeats) {
-  run.reset(q0);
-  run.advance(s.on_device() ? steps : 1);
-  run.time();  // waits for the warm-up
+  {
+    const tut::Range range(std::string(s.name) + ": warm-up");
+    run.reset(q0);
+    run.advance(s.on_device() ? steps : 1);
+    run.time();  // waits for the warm-up
+  }
+  const tut::Range range(std::string(s.name) + ": timed");
   return s.on_device() ? time_runs(tut::DeviceTimer(nullptr), run, q0, steps, repeats)
                        : time_runs(tut::HostTimer(), run, q0, steps, repeats);
 }
@@ -165,7 +170,6 @@ int main(int argc, char** argv) try {
     }
     all_ok = all_ok && ok;
     const int steps = s == &ref && o.ref_steps ? o.ref_steps : o.steps;
-    const tut::Range range(std::string(s->name) + ": timed");
     const tut::TimingStats t = time_stage(*s, run, q0, steps, s->on_device() ? o.repeats : o.cpu_repeats);
     const double rate = double(p.mesh.cells()) * steps / (t.median_ms * 1e-3);
     if (s == &ref) ref_rate = rate;

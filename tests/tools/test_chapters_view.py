@@ -2,7 +2,8 @@
 """The tools' view of the chapters (tools/chapters.py, read from chapters/chapters.list and the
 stage lists) is the build's: every stage test that Meson defines in BUILD_DIR is a stage of the
 Python view, with the same name, chapter suite and side, and the reverse; a stage with an IDEA
-line has its -idea test (a check of its compiled code), and only such a stage. A tool that grades, plots or profiles by this
+line has its -idea test (a check of its compiled code), and only such a stage; what a show=
+selection of chapters.list names is a stage of its chapter or a variant of one (STAGE_VARIANT). A tool that grades, plots or profiles by this
 view therefore sees exactly the stages that are built and tested.
 
 Usage: test_chapters_view.py BUILD_DIR"""
@@ -43,6 +44,12 @@ def main(build):
     with_idea = {s.test for s in stages if s.has_idea}
     expect(f"the stages with an IDEA line are those with an -idea test ({len(with_idea)})", with_idea == ideas)
     expect("every chapter of chapters.list has stages", all(any(s.folder == f for s in stages) for f in folders.values()))
+    for folder, c in chapters.read_chapters().items():  # a show= selection names stages or their variants
+        names = {s.name for s in stages if s.folder == folder}
+        for selection, shown in c.shows.items():
+            unknown = [n for n in shown if n not in names and not any(n.startswith(s + "_") for s in names)]
+            expect(f"{folder}'s selection {selection} names its stages or their variants"
+                   + (f" (not: {', '.join(unknown)})" if unknown else ""), not unknown)
 
 
 if __name__ == "__main__":

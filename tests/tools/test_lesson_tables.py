@@ -300,7 +300,14 @@ def square(n):
     return {"m": str(n), "n": str(n), "k": str(n)}
 
 
-MM_TYPES = ("gpu2", "gpu3", "gpu3r", "gpu4_2", "gpu4", "gpu4_4x8", "gpu4_8", "gpu4_16", "gpu5", "gpu6", "gpu7", "gpulib")
+MM_TYPES = ("gpu2", "gpu3", "gpu3r", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib")
+MM_SIZES = ("256", "512", "1024", "2048", "4096", "8192", "1000x3000x500", "2017x1031x997", "4096x4096x64", "64x4096x4096")
+
+
+def mm_at(size):
+    """device_gflops of the key's type at a size of the variants' tables: N, or m x n x k."""
+    m, n, k = size.split("x") if "x" in size else (size,) * 3
+    return lambda key, s: s.num("device_gflops", type=key["type"], m=m, n=n, k=k)
 
 
 def mm(column, n=None, **match):
@@ -456,6 +463,13 @@ def four_profile(what):
     return value
 
 
+FOUR_NCU_COLS = [  # the profile table of chapter 05, as tools/plot_four_steps.py prints it
+    Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
+    Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
+    Col("flop / DRAM byte", four_profile("intensity"), 2),
+    Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]
+
+
 def mpi_key(row):
     """chapter 05's MPI tables: the run ("cpu4 (OpenMP alone, threads free)", ...) and its processes."""
     cells = [clean(c) for c in row.values()]
@@ -575,8 +589,7 @@ TABLES = [
         Col("device only (ms)", mm("device_ms", n), 2), Col("device only GFLOP/s", mm("device_gflops", n), 0)])
       for n in (1024, 4096)],
     Table("chapters/02-matmul/README.md", "device-only GFLOP/s by N", "Device-only GFLOP/s by N", MATMUL, whole("N"), [
-        Col(t.replace("gpu4", "gpu4 (4)") if t == "gpu4" else t,
-            (lambda t: lambda k, s: s.num("device_gflops", type=t, **square(k["N"])))(t), 0)
+        Col(t, (lambda t: lambda k, s: s.num("device_gflops", type=t, **square(k["N"])))(t), 0)
         for t in MM_TYPES]),
     Table("chapters/02-matmul/README.md", "non-square shapes", "Non-square shapes (m x n x k)", MATMUL, whole("shape"), [
         Col("lib (host)", lambda k, s: s.num("host_gflops", type="lib", **shape(k)), 0)] + [
@@ -596,11 +609,8 @@ TABLES = [
               Col("GFLOP/s", mm("device_gflops"), 0), Col("% of FP64 FMA", mm_pct("fp64_fma_gflops"), 1),
               Col("% of FP64 tensor", mm_pct("fp64_tensor_peak_gflops"), 1), Col("% of cuBLAS", mm_pct("cublas"), 1),
               Col("host to host GFLOP/s", mm("host_gflops"), 0)]),
-    Table("chapters/02-matmul/README.md", "gpu7 and its variants", "gpu7 and its variants, device only", MATMUL,
-          first_word("type"), [
-              Col("4096", mm("device_gflops", 4096), 0), Col("% of cuBLAS", mm_pct("cublas", 4096), 1),
-              Col("8192", mm("device_gflops", 8192), 0), Col("% of cuBLAS#2", mm_pct("cublas", 8192), 1),
-              Col("2017x1031x997", lambda k, s: s.num("device_gflops", type=k["type"], m="2017", n="1031", k="997"), 0)]),
+    *[Table("chapters/02-matmul/README.md", f"{t} and its variants", f"{t} and its variants, device-only", MATMUL,
+            first_word("type"), [Col(size, mm_at(size), 0) for size in MM_SIZES]) for t in ("gpu4", "gpu7")],
     Table("chapters/02-matmul/README.md", "Nsight Compute at N = 4096", "### What Nsight Compute sees (N = 4096)",
           "chapters/02-matmul/results/h200_matmul_ncu.csv", first_word("type"), reader=read_ncu, cols=[
               Col("ms", mm_ncu(lambda r: r["gpu__time_duration.sum"] / 1e6), 2),
@@ -723,11 +733,7 @@ TABLES = [
     Table("chapters/05-four-steps/README.md", "the gain of each step", "The gain of each step", FOUR, step_key, [
         Col("H200", four_gain("gpu"), 2), Col("our 16 cores", four_gain("cpu"), 2)]),
     Table("chapters/05-four-steps/README.md", "Nsight Compute, one time step", "(`results/h200_four_steps_ncu.csv`",
-          "chapters/05-four-steps/results/h200_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=[
-              Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
-              Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
-              Col("flop / DRAM byte", four_profile("intensity"), 2),
-              Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]),
+          "chapters/05-four-steps/results/h200_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=FOUR_NCU_COLS),
     Table("chapters/05-four-steps/README.md", "three columns", "## The third column: OpenACC", FOUR_ACC, step_key, [
         Col("CPU s / 100 steps", four("s_per_100_steps", "cpu"), "3g"),
         Col("OpenACC s / 100 steps", four("s_per_100_steps", "acc"), "3g"),
@@ -738,11 +744,7 @@ TABLES = [
         Col("CUDA vs ref", four("speedup_ref", "gpu"), 1),
         Col("OpenACC vs the step before", four_gain("acc"), 2)]),
     Table("chapters/05-four-steps/README.md", "Nsight Compute, OpenACC and CUDA", "`results/h100_four_steps_ncu.csv`;",
-          "chapters/05-four-steps/results/h100_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=[
-              Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
-              Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
-              Col("flop / DRAM byte", four_profile("intensity"), 2),
-              Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]),
+          "chapters/05-four-steps/results/h100_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=FOUR_NCU_COLS),
     mpi_table("chapters/05-four-steps/results/h100_host", "The H100 machine's host, 16 cores"),
     mpi_table("chapters/05-four-steps/results/h200_host", "The H200 machine's host, the same kind"),
     mpi_table("chapters/05-four-steps/results/2core", "This 2-core machine (the kind CI runs on)"),
