@@ -1,5 +1,6 @@
 #include "ceilings.h"
 
+#include <cooperative_groups.h>
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -91,6 +92,31 @@ double measure_empty_launch_us(int launches, int repeats) {
   return t.median_ms * 1e3 / launches;
 }
 
+__global__ void grid_barriers(int count) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  for (int n = 0; n < count; ++n) grid.sync();
+}
+
+double measure_grid_barrier_us(int threads, int barriers, int repeats) {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  const auto time_launch = [&](int count) {
+    void* args[] = {&count};
+    return time_device(
+               [&] {
+                 CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(grid_barriers), dim3(sms),
+                                                        dim3(threads), args, 0, stream));
+               },
+               stream, 1, repeats)
+        .median_ms;
+  };
+  const double with = time_launch(barriers), without = time_launch(0);
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return (with - without) * 1e3 / barriers;
+}
 
 // ---- arithmetic ceilings ---------------------------------------------------------------------
 

@@ -46,4 +46,10 @@ double note_copy_ceiling(Table& table, size_t bytes = size_t(512) << 20);
 // back-to-back launches on one stream: the floor under any kernel of a many-step loop.
 double measure_empty_launch_us(int launches, int repeats = 5);
 
+// Median time, in microseconds, of one grid-wide barrier (cooperative_groups' grid.sync()) in a
+// cooperative kernel of one block of `threads` threads per multiprocessor: the floor under each
+// step of a kernel that loops over the steps itself. The kernel's launch is not counted (a
+// launch of `barriers` barriers minus a launch of none).
+double measure_grid_barrier_us(int threads, int barriers = 2000, int repeats = 5);
+
 }  // namespace tut

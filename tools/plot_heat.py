@@ -22,7 +22,7 @@ def number(text, digits):
 def markdown(path, rows):
     first = rows[0]
     print(f"**{first['problem']}** on {first['device']}  ")
-    for note in ("copy ceiling", "copy at field size", "copy by a kernel", "launch floor"):
+    for note in ("copy ceiling", "copy at field size", "copy by a kernel", "launch floor", "grid barrier"):
         if first.get(note):
             print(f"{note}: {first[note]}  ")
     print()

@@ -243,6 +243,9 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
     std::snprintf(text, sizeof text, "%.2f us per empty-kernel launch, %.1f ms per %d launches", launch_us,
                   launch_us * o.steps / 1e3, o.steps);
     table.add_note("launch floor", text);
+    std::snprintf(text, sizeof text, "%.2f us per grid.sync() of %d blocks of 1024 threads (a cooperative kernel, one block per SM)",
+                  tut::measure_grid_barrier_us(1024), device.props.multiProcessorCount);
+    table.add_note("grid barrier", text);
   }
   table.add_note("validation", "each stage against v0 on a random " + dims(small) + " field, " +
                                    std::to_string(check_steps) + " steps, " + tolerance_text());

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <cooperative_groups.h>
+
 #include "check.h"
 #include "heat_test_support.h"
 
@@ -35,13 +37,21 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
   static const std::map<std::string, std::string> kLessonBlocks = {
       {"v1", "32x1x1"}, {"v2", "64x8x1"}, {"v3", "64x8x1"}, {"v4", "128x4x1"},
-      {"v5", "64x4x1"}, {"v6", "32x32x1"}, {"v7", "128x4x1"}};
+      {"v5", "64x4x1"}, {"v6", "32x32x1"}, {"v7", "128x4x1"}, {"v8", "32x32x1"}};
   const HeatStage& s = *GetParam();
   const std::string shape = shape_text(s.code.block);
   const auto lesson = kLessonBlocks.find(s.name);
   if (lesson == kLessonBlocks.end()) return;
   EXPECT_EQ(shape, lesson->second) << "stage " << s.name << " must launch blocks of " << lesson->second
                                    << " (x, y, z), not " << shape << edit_hint(s);
+}
+
+// v8 keeps the field on chip where every box of it can be resident at once; a field too large
+// for that (here about 6 million cells, three times what 132 SMs hold) must still come out
+// right: the stage runs a streaming stage instead.
+TEST(HeatOnChip, MatchesReferenceWhereTheFieldDoesNotFitOnChip) {
+  const HeatStage& v8 = tut::stage_named(heat_stages(), "v8");
+  EXPECT_TRUE(matches_reference(v8, {400, 300, 50}, 3, v8.code.block));
 }
 
 namespace {
@@ -189,6 +199,42 @@ __global__ void shuffle_edges_by_lane_only(HeatGrid g, float coeff, const float*
     out[c] = in[c] + coeff * (left + right + in[c - row] + in[c + row] + in[c - plane] + in[c + plane] - 6 * in[c]);
 }
 
+// A field kept on chip over the steps (v8's design, one cell per thread), whose threads publish
+// their cell for the neighbours before updating it instead of after: from the second step on,
+// every neighbour read is one step old. Right after one step.
+__global__ void publishes_before_update(HeatGrid g, float coeff, float* a, float* b, int steps) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const long long n = grid.thread_rank();
+  const int i = int(n % g.nx), j = int(n / g.nx % g.ny), k = int(n / g.nx / g.ny);
+  const bool in_grid = k < g.nz, interior = i >= 1 && j >= 1 && k >= 1 && i <= g.nx - 2 && j <= g.ny - 2 && k <= g.nz - 2;
+  const size_t c = size_t(n), row = g.nx, plane = size_t(g.nx) * g.ny;
+  float v = in_grid ? a[c] : 0.0f;
+  float *from = a, *to = b;
+  for (int s = 0; s < steps; ++s) {
+    if (interior) {
+      to[c] = v;  // wrong: the neighbours must get the value after this step's update
+      v += coeff * (__ldcg(&from[c - 1]) + __ldcg(&from[c + 1]) + __ldcg(&from[c - row]) + __ldcg(&from[c + row]) +
+                    __ldcg(&from[c - plane]) + __ldcg(&from[c + plane]) - 6 * v);
+    }
+    grid.sync();
+    float* const written = to;
+    to = from;
+    from = written;
+  }
+  if (interior) from[c] = v;
+}
+
+float* run_publishing_before_update(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block,
+                                    cudaStream_t stream) {
+  if (g.interior_cells() == 0 || steps == 0) return a;
+  HeatGrid grid = g;
+  void* args[] = {&grid, &coeff, &a, &b, &steps};
+  const unsigned threads = block.x * block.y * block.z, blocks = unsigned(blocks_for(int(g.cells()), int(threads)));
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(publishes_before_update), dim3(blocks),
+                                         dim3(threads), args, 0, stream));
+  return steps % 2 ? b : a;
+}
+
 // A wrong stage, named in the checks' failure messages.
 HeatStage wrong_stage(const char* name, HeatCode code) { return {{name, "", tut::Side::gpu, "tests/01-heat/test_gpu.cu"}, code}; }
 const HeatStage skipping = wrong_stage("wrong-skip", {steps_of<launch<skips_row_end>>, dim3(64, 8, 1)});
@@ -198,6 +244,7 @@ const HeatStage tiled = wrong_stage("wrong-tile-halo", {steps_of<launch_tiled>, 
 const HeatStage thin_halo = wrong_stage("wrong-thin-halo", {run_two_steps_per_pass, dim3(32, 8, 1)});
 const HeatStage no_tail = wrong_stage("wrong-no-tail", {run_v6_whole_passes_only, dim3(32, 32, 1)});
 const HeatStage lane_edges = wrong_stage("wrong-shuffle-edges", {steps_of<launch<shuffle_edges_by_lane_only>>, dim3(32, 4, 1)});
+const HeatStage early_faces = wrong_stage("wrong-publish-early", {run_publishing_before_update, dim3(256, 1, 1)});
 
 }  // namespace
 
@@ -237,4 +284,10 @@ TEST(SuiteRejectsWrongStage, FusedStepsThatDropTheLastPartialPass) {
 TEST(SuiteRejectsWrongStage, ShuffleThatTakesNeighboursFromAnotherRow) {
   EXPECT_TRUE(matches_reference(lane_edges, {37, 29, 23}, 3, lane_edges.code.block));
   EXPECT_FALSE(matches_reference(lane_edges, {37, 29, 23}, 3, dim3(7, 3, 2)));
+}
+
+// Right after one step, wrong from the second on: the step counts above one catch it.
+TEST(SuiteRejectsWrongStage, FieldOnChipThatPublishesItsCellsBeforeTheUpdate) {
+  EXPECT_TRUE(matches_reference(early_faces, {37, 29, 23}, 1, early_faces.code.block));
+  EXPECT_FALSE(matches_reference(early_faces, {37, 29, 23}, 2, early_faces.code.block));
 }
