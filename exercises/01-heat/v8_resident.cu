@@ -24,6 +24,7 @@
 #include <cooperative_groups.h>
 
 #include <cstdio>
+#include <type_traits>
 
 #include "check.h"
 #include "heat.h"
@@ -32,54 +33,69 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr dim3 kBlock{32, 32, 1};  // a warp along x, 32 rows: one block of 1024 threads per SM
+constexpr dim3 kBlock{128, 8, 1};  // 4 warps along x (all of a row of 128), 8 rows: 1024 threads
 constexpr int kColumn = 16;        // cells a thread keeps, up z: 16 K cells per block
 
-template <int COLUMN>
+// BX, BY: the block's shape where it is known when compiling (the lesson's 128 x 8, whose tile
+// offsets become constants); 0: read it from blockDim (any other shape --block asks for).
+template <int COLUMN, int BX, int BY>
 __global__ void __launch_bounds__(1024, 1)
     resident_kernel(const HeatGrid g, const float coeff, float* a, float* b, const int steps) {
   cg::grid_group grid = cg::this_grid();
-  extern __shared__ float tile[];  // per plane of the box, its cells and a ring of one cell
-  const int bx = blockDim.x, by = blockDim.y, pitch = bx + 2, plane_cells = pitch * (by + 2);
-  const int i0 = 1 + blockIdx.x * bx, j0 = 1 + blockIdx.y * by;  // the box's first interior cell
-  const int k0 = 1 + blockIdx.z * blockDim.z * COLUMN;
-  const int i = i0 + threadIdx.x, j = j0 + threadIdx.y, k_first = k0 + threadIdx.z * COLUMN;
+  extern __shared__ float tile[];  // per plane of the box: its cells and a ring of one cell
+  const int bx = BX ? BX : int(blockDim.x), by = BY ? BY : int(blockDim.y);
+  const int pitch = bx + 2, plane_cells = pitch * (by + 2);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int i = 1 + blockIdx.x * bx + tx, j = 1 + blockIdx.y * by + ty;
+  const int k_first = 1 + (blockIdx.z * blockDim.z + threadIdx.z) * COLUMN;  // my lowest cell
+  const int planes_in_grid = max(0, min(COLUMN, g.nz - k_first));  // my cells with k < nz
   const bool xy_in_grid = i < g.nx && j < g.ny, xy_interior = i <= g.nx - 2 && j <= g.ny - 2;
-  const size_t plane = size_t(g.nx) * g.ny, column = size_t(j) * g.nx + i;
-  const int me = (threadIdx.y + 1) * pitch + threadIdx.x + 1;  // my cell in a plane of the tile
-  const bool on_xy_face = threadIdx.x == 0 || threadIdx.x == bx - 1 || threadIdx.y == 0 || threadIdx.y == by - 1;
+  const int interior = xy_interior ? max(0, min(COLUMN, g.nz - 1 - k_first)) : 0;  // my cells 0 .. interior-1
+  // int offsets: a grid that fits on chip has a few million cells (run() checks it fits)
+  const int plane = g.nx * g.ny, mine = k_first * plane + j * g.nx + i;
+  float* const my_tile = tile + threadIdx.z * COLUMN * plane_cells + (ty + 1) * pitch + tx + 1;
+  // A neighbouring column that is interior changes every step: it belongs to another box (or
+  // another thread's column), which writes it out as a face. The boundary never changes: its
+  // ring cells are loaded once, and no face is written for it.
+  const auto interior_column = [&](int di, int dj) { return i + di >= 1 && j + dj >= 1 && i + di <= g.nx - 2 && j + dj <= g.ny - 2; };
+  const bool left = tx == 0, right = tx == bx - 1, front = ty == 0, back = ty == by - 1;
+  const bool on_read_face = (left && interior_column(-1, 0)) || (right && interior_column(1, 0)) ||
+                            (front && interior_column(0, -1)) || (back && interior_column(0, 1));
+  const bool under_changes = k_first - 1 >= 1, over_changes = k_first + COLUMN <= g.nz - 2;
 
-  float c[COLUMN];  // my cells, k_first .. k_first + COLUMN - 1 (0 outside the grid)
+  float c[COLUMN];  // my cells up z (0 outside the grid)
 #pragma unroll
-  for (int z = 0; z < COLUMN; ++z) c[z] = xy_in_grid && k_first + z < g.nz ? a[(k_first + z) * plane + column] : 0.0f;
+  for (int z = 0; z < COLUMN; ++z) c[z] = xy_in_grid && z < planes_in_grid ? a[mine + z * plane] : 0.0f;
 
-  const int ring = 2 * (bx + by), box_planes = blockDim.z * COLUMN;
-  const int thread = (threadIdx.z * by + threadIdx.y) * bx + threadIdx.x, threads = bx * by * blockDim.z;
   float* from = a;  // the buffer whose faces hold the field before this step
   float* to = b;
+  float below = 0.0f, above = 0.0f;  // the cells under and over my column
   for (int step = 0; step < steps; ++step) {
+    // The ring around the box, each column of it loaded by the thread beside it. __ldcg reads
+    // through L2 only: the L1 may still hold what these cells were two steps ago.
+    const auto ring_column = [&](bool beside, int di, int dj) {
+      if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
+        const float* at = from + mine + dj * g.nx + di;
+        float* into = my_tile + dj * pitch + di;
+#pragma unroll 1  // a few threads' work: kept short, so it holds few registers
+        for (int z = 0; z < planes_in_grid; ++z, at += plane, into += plane_cells) *into = __ldcg(at);
+      }
+    };
+    ring_column(left, -1, 0);
+    ring_column(right, 1, 0);
+    ring_column(front, 0, -1);
+    ring_column(back, 0, 1);
+    if (xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes)) below = __ldcg(&from[mine - plane]);
+    if (xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes)) above = __ldcg(&from[mine + COLUMN * plane]);
 #pragma unroll
-    for (int z = 0; z < COLUMN; ++z) tile[(threadIdx.z * COLUMN + z) * plane_cells + me] = c[z];
-    // The ring around the box, plane by plane: the neighbouring boxes' faces (or the boundary).
-    // __ldcg reads through L2 only: the L1 may hold what these cells were two steps ago.
-    for (int h = thread; h < ring * box_planes; h += threads) {
-      const int r = h % ring, p = h / ring, k = k0 + p;
-      int ti, tj;  // the ring cell in the tile's coordinates (0 .. bx + 1, 0 .. by + 1)
-      if (r < bx) ti = 1 + r, tj = 0;
-      else if (r < 2 * bx) ti = 1 + r - bx, tj = by + 1;
-      else if (r < 2 * bx + by) ti = 0, tj = 1 + r - 2 * bx;
-      else ti = bx + 1, tj = 1 + r - 2 * bx - by;
-      const int gi = i0 - 1 + ti, gj = j0 - 1 + tj;
-      if (gi < g.nx && gj < g.ny && k < g.nz) tile[p * plane_cells + tj * pitch + ti] = __ldcg(&from[k * plane + gj * size_t(g.nx) + gi]);
-    }
-    const float below = xy_in_grid && k_first - 1 < g.nz ? __ldcg(&from[(k_first - 1) * plane + column]) : 0.0f;
-    const float above = xy_in_grid && k_first + COLUMN < g.nz ? __ldcg(&from[(k_first + COLUMN) * plane + column]) : 0.0f;
+    for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
     __syncthreads();
     // TODO(exercise): update my interior cells in place (the x-y neighbours from the tile, the z
-    //   neighbours from my column, `below` and `above`), then write the box's faces to `to`:
-    //   all my cells if I am on the box's x-y edge, else my lowest and highest cell
+    //   neighbours from my column, `below` and `above`), then write to `to` the cells another
+    //   box or column reads: all of mine on a face read by the box beside, my lowest and my
+    //   highest where the column under or over me reads them
 
-    grid.sync();  // every face of this step is written (and the tile is free again)
+    grid.sync();  // every face of this step is written, and the tile is free again
     float* const written = to;
     to = from;
     from = written;
@@ -87,7 +103,7 @@ __global__ void __launch_bounds__(1024, 1)
   // The field of the last step, whole, into the buffer that holds its faces.
 #pragma unroll
   for (int z = 0; z < COLUMN; ++z)
-    if (xy_interior && k_first + z <= g.nz - 2) from[(k_first + z) * plane + column] = c[z];
+    if (z < interior) from[mine + z * plane] = c[z];
 }
 
 // How many blocks of `threads` threads and `shared` bytes of tile can be resident at once.
@@ -105,12 +121,14 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
   const dim3 boxes(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y),
                    blocks_for(g.nz - 2, block.z * COLUMN));
   const size_t shared = size_t(block.z) * COLUMN * (block.x + 2) * (block.y + 2) * sizeof(float);
-  const auto kernel = resident_kernel<COLUMN>;
-  static const bool opted_in = [&] {  // tiles past 48 KiB must be asked for
+  const bool lessons_block = block.x == kBlock.x && block.y == kBlock.y;
+  const auto kernel = lessons_block ? resident_kernel<COLUMN, kBlock.x, kBlock.y> : resident_kernel<COLUMN, 0, 0>;
+  static const bool opted_in = [] {  // tiles past 48 KiB must be asked for
     int device = 0, most = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    for (const auto k : {resident_kernel<COLUMN, kBlock.x, kBlock.y>, resident_kernel<COLUMN, 0, 0>})
+      CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
     return true;
   }();
   (void)opted_in;

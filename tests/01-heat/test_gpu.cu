@@ -37,7 +37,7 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
   static const std::map<std::string, std::string> kLessonBlocks = {
       {"v1", "32x1x1"}, {"v2", "64x8x1"}, {"v3", "64x8x1"}, {"v4", "128x4x1"},
-      {"v5", "64x4x1"}, {"v6", "32x32x1"}, {"v7", "128x4x1"}, {"v8", "32x32x1"}};
+      {"v5", "64x4x1"}, {"v6", "32x32x1"}, {"v7", "128x4x1"}, {"v8", "128x8x1"}};
   const HeatStage& s = *GetParam();
   const std::string shape = shape_text(s.code.block);
   const auto lesson = kLessonBlocks.find(s.name);
