@@ -39,7 +39,7 @@ if command -v ncu > /dev/null; then
   metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
   for stage in $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu); do
     echo "# stage $stage, steps 24"
-    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel' \
+    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel|resident_kernel' \
       "$heat" --check --size 512 --steps 24 --stage "$stage" 2>&1 | grep '^"'
   done > "$out/${name}_ncu_512.csv"
 fi
