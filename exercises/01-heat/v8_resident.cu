@@ -114,6 +114,7 @@ __global__ void __launch_bounds__(1024, 1)
   const int planes_in_grid = max(0, min(COLUMN, g.nz - k_first));  // my cells with k < nz
   const bool xy_in_grid = i < g.nx && j < g.ny, xy_interior = i <= g.nx - 2 && j <= g.ny - 2;
   const int interior = xy_interior ? max(0, min(COLUMN, g.nz - 1 - k_first)) : 0;  // my cells 0 .. interior-1
+  // (only cells 0 .. interior - 1 ever change, and only they are posted)
   // int offsets: a grid that fits on chip has a few million cells (run() checks it fits)
   const int plane = g.nx * g.ny, mine = k_first * plane + j * g.nx + i;
   float* const my_tile = tile + threadIdx.z * COLUMN * plane_cells + (ty + 1) * pitch + tx + 1;
@@ -124,7 +125,11 @@ __global__ void __launch_bounds__(1024, 1)
   const bool left = tx == 0, right = tx == bx - 1, front = ty == 0, back = ty == by - 1;
   const bool on_read_face = (left && interior_column(-1, 0)) || (right && interior_column(1, 0)) ||
                             (front && interior_column(0, -1)) || (back && interior_column(0, 1));
-  const bool under_changes = k_first - 1 >= 1, over_changes = k_first + COLUMN <= g.nz - 2;
+  const int interior_planes = max(0, min(COLUMN, g.nz - 1 - k_first));  // my planes with k <= nz - 2
+  // The column under mine and mine trade their facing cells each step where both are interior
+  // (else the one that is not never changes, and the other needs nothing); so do mine and the one over it.
+  const bool under_changes = xy_interior && k_first - 1 >= 1 && k_first <= g.nz - 2;
+  const bool over_changes = xy_interior && k_first + COLUMN <= g.nz - 2;
 
   float c[COLUMN];  // my cells up z (0 outside the grid)
 #pragma unroll
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(1024, 1)
       if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
       else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
       const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
-      const bool changes = gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2;
+      const bool changes = gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2 && k <= g.nz - 2;
       ring_at[q] = n < kRing && gi < g.nx && gj < g.ny && k < g.nz ? k * plane + gj * g.nx + gi : -1;
       ring_tile[q] = 2 * (z * plane_cells + tj * pitch + ti) + changes;
     }
@@ -180,7 +185,7 @@ __global__ void __launch_bounds__(1024, 1)
         if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
           const int at = mine + dj * g.nx + di;
 #pragma unroll 1  // kept short: it holds few registers
-          for (int z = 0; z < planes_in_grid; ++z)
+          for (int z = 0; z < (step == 0 ? planes_in_grid : interior_planes); ++z)
             my_tile[z * plane_cells + dj * pitch + di] = wait_for(faces, faces.fetch(at + z * plane, step), at + z * plane, step);
         }
       };
