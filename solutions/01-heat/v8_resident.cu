@@ -98,6 +98,27 @@ __device__ float wait_for(const Exchange& faces, typename Exchange::Raw got, int
   return Exchange::value(got);
 }
 
+// Several cells, waited for together: each pass fetches again, at once, those not yet the
+// step's, so a late neighbour costs one more trip to L2, not one per cell.
+template <class Exchange, int N>
+__device__ void wait_for_all(const Exchange& faces, typename Exchange::Raw (&got)[N], const int (&cell)[N],
+                             const bool (&wanted)[N], int step) {
+  const long long start = nanoseconds();
+  for (bool pending = true; pending;) {
+    pending = false;
+#pragma unroll
+    for (int q = 0; q < N; ++q)
+      if (wanted[q] && !Exchange::arrived(got[q], step)) {
+        got[q] = faces.fetch(cell[q], step);
+        pending = true;
+      }
+    if (pending && nanoseconds() - start > 10'000'000'000LL) {
+      printf("heat v8: a face of step %d never came: does every box post its faces?\n", step);
+      __trap();
+    }
+  }
+}
+
 // BX, BY: the block's shape where it is known when compiling (the lesson's 128 x 8, whose tile
 // offsets become constants); 0: read it from blockDim (any other shape --block asks for).
 template <class Exchange, int COLUMN, int BX, int BY>
@@ -135,24 +156,25 @@ __global__ void __launch_bounds__(1024, 1)
 
   // In the lesson's block (one layer of threads), the ring's cells are shared out evenly, a few
   // per thread, so that all of its loads are in flight at once: the cells n, n + threads, ...
-  // of the ring's rows (2 BX COLUMN cells) then its columns (2 BY COLUMN). Worked out once:
-  // where each cell is in memory (-1: outside the grid) and in the tile, and whether it changes.
+  // of the ring's rows (2 BX COLUMN cells) then its columns (2 BY COLUMN). Worked out each
+  // step (shifts and masks: BX, BY and COLUMN are powers of 2) rather than kept in registers.
   constexpr int kRing = BX ? 2 * (BX + BY) * COLUMN : 0, kThreads = BX * BY;
   constexpr int kPerThread = BX ? (kRing + kThreads - 1) / kThreads : 1;
-  int ring_at[kPerThread], ring_tile[kPerThread];  // ring_tile: tile offset x 2 + (changes ? 1 : 0)
-  if constexpr (BX != 0) {
-#pragma unroll
-    for (int q = 0; q < kPerThread; ++q) {
-      const int n = ty * BX + tx + q * kThreads, rows = 2 * BX * COLUMN;
-      int ti, tj, z;  // the ring cell, in the tile's coordinates, and its plane
-      if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
-      else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
-      const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
-      const bool changes = gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2 && k <= g.nz - 2;
-      ring_at[q] = n < kRing && gi < g.nx && gj < g.ny && k < g.nz ? k * plane + gj * g.nx + gi : -1;
-      ring_tile[q] = 2 * (z * plane_cells + tj * pitch + ti) + changes;
-    }
-  }
+  struct RingCell {
+    int at;    // in the buffers; -1: none (past the ring, or outside the grid)
+    int tile;  // in the tile
+    bool changes;
+  };
+  const auto ring_cell = [&](int q) {
+    const int n = ty * BX + tx + q * kThreads, rows = 2 * BX * COLUMN;
+    int ti, tj, z;  // the ring cell, in the tile's coordinates, and its plane
+    if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
+    else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
+    const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
+    const bool there = n < kRing && gi < g.nx && gj < g.ny && k < g.nz;
+    return RingCell{there ? k * plane + gj * g.nx + gi : -1, z * plane_cells + tj * pitch + ti,
+                    gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2 && k <= g.nz - 2};
+  };
 
   cg::grid_group grid = cg::this_grid();
   using Raw = typename Exchange::Raw;
@@ -162,23 +184,35 @@ __global__ void __launch_bounds__(1024, 1)
     // fetches go out first, so that their trips to L2 overlap.
     const bool fetch_below = xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes);
     const bool fetch_above = xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes);
-    const Raw got_below = fetch_below ? faces.fetch(mine - plane, step) : Raw(0);
-    const Raw got_above = fetch_above ? faces.fetch(mine + COLUMN * plane, step) : Raw(0);
-    Raw got[kPerThread];
     if constexpr (BX != 0) {
+      constexpr int N = kPerThread + 2;  // my ring cells, then the cells under and over my column
+      Raw got[N];
+      int cell[N];
+      bool wanted[N];
+#pragma unroll
+      for (int q = 0; q < kPerThread; ++q) {
+        const RingCell r = ring_cell(q);
+        cell[q] = r.at;
+        wanted[q] = r.at >= 0 && (step == 0 || r.changes);
+      }
+      cell[N - 2] = mine - plane, wanted[N - 2] = fetch_below;
+      cell[N - 1] = mine + COLUMN * plane, wanted[N - 1] = fetch_above;
+#pragma unroll
+      for (int q = 0; q < N; ++q)
+        if (wanted[q]) got[q] = faces.fetch(cell[q], step);
+      __syncthreads();  // the step before has read the tile
+#pragma unroll
+      for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
+      wait_for_all(faces, got, cell, wanted, step);
 #pragma unroll
       for (int q = 0; q < kPerThread; ++q)
-        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) got[q] = faces.fetch(ring_at[q], step);
-    }
-    __syncthreads();  // the step before has read the tile
-#pragma unroll
-    for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
-    if constexpr (BX != 0) {
-#pragma unroll
-      for (int q = 0; q < kPerThread; ++q)
-        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1))
-          tile[ring_tile[q] >> 1] = wait_for(faces, got[q], ring_at[q], step);
+        if (wanted[q]) tile[ring_cell(q).tile] = Exchange::value(got[q]);
+      if (fetch_below) below = Exchange::value(got[N - 2]);
+      if (fetch_above) above = Exchange::value(got[N - 1]);
     } else {  // any other block: each column of the ring fetched by the thread beside it
+      __syncthreads();  // the step before has read the tile
+#pragma unroll
+      for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
       const auto ring_column = [&](bool beside, int di, int dj) {
         if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
           const int at = mine + dj * g.nx + di;
@@ -191,9 +225,9 @@ __global__ void __launch_bounds__(1024, 1)
       ring_column(right, 1, 0);
       ring_column(front, 0, -1);
       ring_column(back, 0, 1);
+      if (fetch_below) below = wait_for(faces, faces.fetch(mine - plane, step), mine - plane, step);
+      if (fetch_above) above = wait_for(faces, faces.fetch(mine + COLUMN * plane, step), mine + COLUMN * plane, step);
     }
-    if (fetch_below) below = wait_for(faces, got_below, mine - plane, step);
-    if (fetch_above) above = wait_for(faces, got_above, mine + COLUMN * plane, step);
     __syncthreads();
     // EXERCISE: update my interior cells in place (the x-y neighbours from the tile, the z
     //   neighbours from my column, `below` and `above`), then post the cells another box or
