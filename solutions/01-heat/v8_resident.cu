@@ -166,10 +166,11 @@ __global__ void __launch_bounds__(1024, 1)
     bool changes;
   };
   const auto ring_cell = [&](int q) {
-    const int n = ty * BX + tx + q * kThreads, rows = 2 * BX * COLUMN;
+    constexpr int X = BX ? BX : 1, Y = BY ? BY : 1;  // (only the lesson's block calls it)
+    const int n = ty * X + tx + q * kThreads, rows = 2 * X * COLUMN;
     int ti, tj, z;  // the ring cell, in the tile's coordinates, and its plane
-    if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
-    else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
+    if (n < rows) z = n % (X * COLUMN) / X, ti = 1 + n % X, tj = n < X * COLUMN ? 0 : Y + 1;
+    else z = (n - rows) % (Y * COLUMN) / Y, tj = 1 + (n - rows) % Y, ti = n - rows < Y * COLUMN ? 0 : X + 1;
     const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
     const bool there = n < kRing && gi < g.nx && gj < g.ny && k < g.nz;
     return RingCell{there ? k * plane + gj * g.nx + gi : -1, z * plane_cells + tj * pitch + ti,
