@@ -287,6 +287,28 @@ def heat_roofline(what):
     return value
 
 
+HEAT_128_UPDATES = 126 ** 3  # interior cells of the 128^3 problem
+
+
+def heat128_metric(f):
+    """A value of v8's profile (tools/bench_heat.sh's loop at 128^3): per update over the run's steps."""
+    def value(k, s):
+        rows = [r for r in s.rows if r["stage"] == k["stage"]]
+        steps = int(rows[0]["steps"])
+        total = {m: sum(r[m] for r in rows) for m in rows[0] if m.endswith(".sum")}
+        mean = {m: sum(r[m] for r in rows) / len(rows) for m in rows[0] if isinstance(rows[0][m], float) and m not in total}
+        return f({**mean, **total, "launches": len(rows), "steps": steps}, HEAT_128_UPDATES * steps)
+    return value
+
+
+def on_chip_time(stage):
+    """s per run of a stage at the key's size ("128^3", or "160^3 (v8 runs v5)")."""
+    def value(k, s):
+        n = k["size"].split("^")[0]
+        return s.num("time_s", stage=stage, problem=lambda p: p.startswith(f"{n} x {n} x {n} cells"))
+    return value
+
+
 def alt_time(k, s):
     return [s.num("time_s", stage=stage) for stage in k["stages"]]
 
@@ -576,6 +598,21 @@ TABLES = [
                   "v4 replayed as a CUDA graph (v7)": {"stages": ["v7"]}, "v5 replayed as a graph": {"stages": ["v7_v5"]},
                   "v6 replayed as a graph": {"stages": ["v7_v6"]}}),
           [Col("s per 5000 steps", alt_time, 4), Col("vs v4", alt_vs_v4, 2)]),
+    Table("chapters/01-heat/README.md", "v8: 128^3 on the H100", "[`results/h100_128_on_chip.csv`](results/h100_128_on_chip.csv);",
+          "chapters/01-heat/results/h100_128_on_chip.csv", first_word(), tour_cols("time per 5000 steps (s)")),
+    Table("chapters/01-heat/README.md", "v8: Nsight Compute at 128^3", "[`results/h100_ncu_128.csv`](results/h100_ncu_128.csv)",
+          "chapters/01-heat/results/h100_ncu_128.csv", first_word(), reader=read_ncu, cols=[
+              Col("steps per launch", heat128_metric(lambda r, per: r["steps"] / r["launches"]), None),
+              Col("DRAM read B/update", heat128_metric(lambda r, per: r["dram__bytes_read.sum"] / per), 2),
+              Col("DRAM write B/update", heat128_metric(lambda r, per: r["dram__bytes_write.sum"] / per), 2),
+              Col("L2 hit", heat128_metric(lambda r, per: r["lts__t_sector_hit_rate.pct"]), 0),
+              Col("registers", heat128_metric(lambda r, per: r["launch__registers_per_thread"]), 0),
+              Col("instructions per update", heat128_metric(lambda r, per: r["smsp__inst_executed.sum"] * 32 / per), 1)]),
+    Table("chapters/01-heat/README.md", "v8 over sizes", "[`results/h100_on_chip_sizes.csv`](results/h100_on_chip_sizes.csv)",
+          "chapters/01-heat/results/h100_on_chip_sizes.csv", first_word("size"), [
+              Col("v4", on_chip_time("v4"), 4), Col("v7", on_chip_time("v7"), 4), Col("v8", on_chip_time("v8"), 4),
+              Col("v8 µs per step", lambda k, s: on_chip_time("v8")(k, s) / 5000 * 1e6, 2),
+              Col("v8 vs v4", lambda k, s: on_chip_time("v4")(k, s) / on_chip_time("v8")(k, s), 2)]),
     Table("slides/01-heat.md", "512^3 tour", "## H200, 512^3, 5000 steps", HEAT + "_512.csv", first_word(), [
         Col("s", csv_value("time_s"), None), Col("vs prev", csv_value("speedup_prev"), 2),
         Col("GB/s", csv_value("gb_per_s"), 0), Col("% of copy", csv_value("pct_copy"), 1)]),
