@@ -33,7 +33,6 @@ namespace {
 
 constexpr dim3 kBlock{128, 8, 1};  // 4 warps along x (all of a row of 128), 8 rows: 1024 threads
 constexpr int kColumn = 16;        // cells a thread keeps, up z: 16 K cells per block
-constexpr int kBatch = 8;          // loads of a ring column in flight at once (registers allow 8)
 
 // BX, BY: the block's shape where it is known when compiling (the lesson's 128 x 8, whose tile
 // offsets become constants); 0: read it from blockDim (any other shape --block asks for).
@@ -66,34 +65,55 @@ __global__ void __launch_bounds__(1024, 1)
 #pragma unroll
   for (int z = 0; z < COLUMN; ++z) c[z] = xy_in_grid && z < planes_in_grid ? a[mine + z * plane] : 0.0f;
 
+  // In the lesson's block (one layer of threads), the ring's cells are shared out evenly, a few
+  // per thread, so that all of its loads are in flight at once: the cells n, n + threads, ...
+  // of the ring's rows (2 BX COLUMN cells) then its columns (2 BY COLUMN). Worked out once:
+  // where each cell is in memory (-1: outside the grid) and in the tile, and whether it changes.
+  constexpr int kRing = BX ? 2 * (BX + BY) * COLUMN : 0, kThreads = BX * BY;
+  constexpr int kPerThread = BX ? (kRing + kThreads - 1) / kThreads : 1;
+  int ring_at[kPerThread], ring_tile[kPerThread];  // ring_tile: tile offset x 2 + (changes ? 1 : 0)
+  if constexpr (BX != 0) {
+#pragma unroll
+    for (int q = 0; q < kPerThread; ++q) {
+      const int n = ty * BX + tx + q * kThreads, rows = 2 * BX * COLUMN;
+      int ti, tj, z;  // the ring cell, in the tile's coordinates, and its plane
+      if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
+      else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
+      const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
+      const bool changes = gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2;
+      ring_at[q] = n < kRing && gi < g.nx && gj < g.ny && k < g.nz ? k * plane + gj * g.nx + gi : -1;
+      ring_tile[q] = 2 * (z * plane_cells + tj * pitch + ti) + changes;
+    }
+  }
+
   float* from = a;  // the buffer whose faces hold the field before this step
   float* to = b;
   float below = 0.0f, above = 0.0f;  // the cells under and over my column
   for (int step = 0; step < steps; ++step) {
     // The ring around the box: the faces of the boxes beside (and the boundary, loaded once).
     // __ldcg reads through L2 only: the L1 may still hold what these cells were two steps ago.
-    // Each column of the ring is fetched by the thread beside it (a whole row of threads for
-    // the rows beside the box), kBatch loads in flight at a time.
-    const auto ring_column = [&](bool beside, int di, int dj) {
-      if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
-        const float* at = from + mine + dj * g.nx + di;
-        float* into = my_tile + dj * pitch + di;
-#pragma unroll 1
-        for (int z0 = 0; z0 < planes_in_grid; z0 += kBatch, at += kBatch * plane, into += kBatch * plane_cells) {
-          float got[kBatch];
+    if constexpr (BX != 0) {
+      float got[kPerThread];
 #pragma unroll
-          for (int z = 0; z < kBatch; ++z)
-            if (z0 + z < planes_in_grid) got[z] = __ldcg(at + z * plane);
+      for (int q = 0; q < kPerThread; ++q)
+        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) got[q] = __ldcg(&from[ring_at[q]]);
 #pragma unroll
-          for (int z = 0; z < kBatch; ++z)
-            if (z0 + z < planes_in_grid) into[z * plane_cells] = got[z];
+      for (int q = 0; q < kPerThread; ++q)
+        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) tile[ring_tile[q] >> 1] = got[q];
+    } else {  // any other block: each column of the ring loaded by the thread beside it
+      const auto ring_column = [&](bool beside, int di, int dj) {
+        if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
+          const float* at = from + mine + dj * g.nx + di;
+          float* into = my_tile + dj * pitch + di;
+#pragma unroll 1  // kept short: it holds few registers
+          for (int z = 0; z < planes_in_grid; ++z, at += plane, into += plane_cells) *into = __ldcg(at);
         }
-      }
-    };
-    ring_column(left, -1, 0);
-    ring_column(right, 1, 0);
-    ring_column(front, 0, -1);
-    ring_column(back, 0, 1);
+      };
+      ring_column(left, -1, 0);
+      ring_column(right, 1, 0);
+      ring_column(front, 0, -1);
+      ring_column(back, 0, 1);
+    }
     if (xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes)) below = __ldcg(&from[mine - plane]);
     if (xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes)) above = __ldcg(&from[mine + COLUMN * plane]);
 #pragma unroll
