@@ -94,60 +94,14 @@ __global__ void __launch_bounds__(1024, 1)
   for (int step = 0; step < steps; ++step) {
     // The ring around the box: the faces of the boxes beside (and the boundary, loaded once).
     // __ldcg reads through L2 only: the L1 may still hold what these cells were two steps ago.
-    if (xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes)) below = __ldcg(&from[mine - plane]);
-    if (xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes)) above = __ldcg(&from[mine + COLUMN * plane]);
-    // My cell z, in place, from its neighbours before this step: x-y from the tile, z from
-    // `down` and `up`; where every cell of the column is interior (almost everywhere) without
-    // the test that keeps the boundary as it is.
-    // TODO(exercise): update c[z] (an interior cell: z < interior, or whole_column) from the tile and
-    //   down and up; a boundary cell keeps its value
-    const auto update_cell = [&](int z, float down, float up, auto whole_column) {};
-
-    const auto update = [&](auto whole_column, int from_z, int to_z) {  // cells from_z .. to_z - 1, in place
-      float down = from_z == 0 ? below : c[from_z - 1];  // the cell under z, before this step
-#pragma unroll
-      for (int z = 0; z < COLUMN; ++z)
-        if (z >= from_z && z < to_z) {
-          const float old = c[z];
-          update_cell(z, down, z + 1 < COLUMN ? c[z + 1] : above, whole_column);
-          down = old;
-        }
-    };
-    const auto update_all = [&](int from_z, int to_z) {
-      if (interior == COLUMN)
-        update(std::true_type{}, from_z, to_z);
-      else
-        update(std::false_type{}, from_z, to_z);
-    };
     if constexpr (BX != 0) {
       float got[kPerThread];
 #pragma unroll
       for (int q = 0; q < kPerThread; ++q)
         if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) got[q] = __ldcg(&from[ring_at[q]]);
 #pragma unroll
-      for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
-      __syncthreads();
-      // While the ring is on its way from L2, the columns that need nothing of it (all but the
-      // box's faces) update their middle cells; their two ends wait for `below` and `above`.
-      const bool early = step > 0 && !on_read_face;
-      const float second = c[1], second_last = c[COLUMN - 2];  // as they were before this step
-      if (early) update_all(1, COLUMN - 1);
-#pragma unroll
       for (int q = 0; q < kPerThread; ++q)
         if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) tile[ring_tile[q] >> 1] = got[q];
-      __syncthreads();
-      if (early) {
-        const auto ends = [&](auto whole_column) {
-          update_cell(0, below, second, whole_column);
-          update_cell(COLUMN - 1, second_last, above, whole_column);
-        };
-        if (interior == COLUMN)
-          ends(std::true_type{});
-        else
-          ends(std::false_type{});
-      } else {
-        update_all(0, COLUMN);
-      }
     } else {  // any other block: each column of the ring loaded by the thread beside it
       const auto ring_column = [&](bool beside, int di, int dj) {
         if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
@@ -161,20 +115,16 @@ __global__ void __launch_bounds__(1024, 1)
       ring_column(right, 1, 0);
       ring_column(front, 0, -1);
       ring_column(back, 0, 1);
-#pragma unroll
-      for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
-      __syncthreads();
-      update_all(0, COLUMN);
     }
-    float* out = to + mine;
-    if (on_read_face) {  // all of my column
+    if (xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes)) below = __ldcg(&from[mine - plane]);
+    if (xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes)) above = __ldcg(&from[mine + COLUMN * plane]);
 #pragma unroll
-      for (int z = 0; z < COLUMN; ++z, out += plane)
-        if (z < interior) *out = c[z];
-    } else {  // its two ends, where another column reads them
-      if (under_changes && interior > 0) out[0] = c[0];
-      if (over_changes && interior == COLUMN) out[(COLUMN - 1) * plane] = c[COLUMN - 1];
-    }
+    for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
+    __syncthreads();
+    // TODO(exercise): update my interior cells in place (the x-y neighbours from the tile, the z
+    //   neighbours from my column, `below` and `above`), then write to `to` the cells another
+    //   box or column reads: all of mine on a face read by the box beside, my lowest and my
+    //   highest where the column under or over me reads them
 
     grid.sync();  // every face of this step is written, and the tile is free again
     float* const written = to;
