@@ -33,8 +33,6 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-__device__ int thread_in_block() { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
-
 constexpr dim3 kBlock{128, 8, 1};  // 4 warps along x (all of a row of 128), 8 rows: 1024 threads
 constexpr int kColumn = 16;        // cells a thread keeps, up z: 16 K cells per block
 
@@ -89,13 +87,6 @@ __global__ void __launch_bounds__(1024, 1)
       ring_tile[q] = 2 * (z * plane_cells + tj * pitch + ti) + changes;
     }
   }
-
-  const float my_coeff = xy_interior ? coeff : 0.0f;  // 0: my column never changes
-  const int interior_planes = max(0, min(COLUMN, g.nz - 1 - k_first));  // my planes with k <= nz - 2
-  // The tile starts as zeros: its cells outside the grid are never loaded, and a column with a
-  // coefficient of 0 still reads them (0 x a stale NaN would not be 0).
-  for (int n = thread_in_block(); n < int(blockDim.z) * COLUMN * plane_cells; n += bx * by * blockDim.z) tile[n] = 0.0f;
-  __syncthreads();
 
   float* from = a;  // the buffer whose faces hold the field before this step
   float* to = b;

@@ -31,8 +31,6 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-__device__ int thread_in_block() { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
-
 constexpr dim3 kBlock{128, 8, 1};  // 4 warps along x (all of a row of 128), 8 rows: 1024 threads
 constexpr int kColumn = 16;        // cells a thread keeps, up z: 16 K cells per block
 
@@ -88,13 +86,6 @@ __global__ void __launch_bounds__(1024, 1)
     }
   }
 
-  const float my_coeff = xy_interior ? coeff : 0.0f;  // 0: my column never changes
-  const int interior_planes = max(0, min(COLUMN, g.nz - 1 - k_first));  // my planes with k <= nz - 2
-  // The tile starts as zeros: its cells outside the grid are never loaded, and a column with a
-  // coefficient of 0 still reads them (0 x a stale NaN would not be 0).
-  for (int n = thread_in_block(); n < int(blockDim.z) * COLUMN * plane_cells; n += bx * by * blockDim.z) tile[n] = 0.0f;
-  __syncthreads();
-
   float* from = a;  // the buffer whose faces hold the field before this step
   float* to = b;
   float below = 0.0f, above = 0.0f;  // the cells under and over my column
@@ -132,21 +123,20 @@ __global__ void __launch_bounds__(1024, 1)
     //   neighbours from my column, `below` and `above`), then write to `to` the cells another
     //   box or column reads: all of mine on a face read by the box beside, my lowest and my
     //   highest where the column under or over me reads them
-    // Each cell from the old values of its neighbours. A column on the boundary (or outside the
-    // grid) takes the same path with a coefficient of 0, so that a warp never splits in two;
-    // only the box's planes past the interior (the same for the whole box) need a test.
+    // Each cell from the old values of its neighbours; where every cell of the column is
+    // interior (almost everywhere), without the test that keeps the boundary as it is.
     const auto update = [&](auto whole_column) {
       float old_below = below;  // the cell under z, before this step
 #pragma unroll
       for (int z = 0; z < COLUMN; ++z) {
         const float old = c[z], up = z + 1 < COLUMN ? c[z + 1] : above;
         const float* t = my_tile + z * plane_cells;
-        const float next = old + my_coeff * ((t[-1] + t[1]) + (t[-pitch] + t[pitch]) + (old_below + up) - 6.0f * old);
-        c[z] = decltype(whole_column)::value || z < interior_planes ? next : old;  // the boundary keeps its value
+        const float next = old + coeff * ((t[-1] + t[1]) + (t[-pitch] + t[pitch]) + (old_below + up) - 6.0f * old);
+        c[z] = decltype(whole_column)::value || z < interior ? next : old;  // the boundary keeps its value
         old_below = old;
       }
     };
-    if (interior_planes == COLUMN)
+    if (interior == COLUMN)
       update(std::true_type{});
     else
       update(std::false_type{});
