@@ -15,7 +15,7 @@ BAD = [
     ["--nx", "-5"], ["--nx", "0"], ["--ny", "abc"], ["--nz", "70000"], ["--steps", "0"],
     ["--nx", "2"], ["--size", "2"],  # no interior cell to update
     ["--steps", "1.5"], ["--size", ""], ["--repeats", "-1"], ["--block", "64x8"],
-    ["--block", "2048x1x1"], ["--block", "32x32x2"], ["--block", "0x1x1"], ["--stage", "v9"],
+    ["--block", "2048x1x1"], ["--block", "32x32x2"], ["--block", "0x1x1"], ["--stage", "no_such_stage"],
     ["--stage", "v1,,v2"], ["--bogus"], ["stray"], ["--csv", "--json"], ["--nx"],
     ["--nx", "2147483647", "--ny", "2"],  # more cells than 32-bit indices reach
     ["--stage", "v6", "--block", "2x8x1"],  # temporal blocking keeps its halo inside the block

@@ -14,7 +14,7 @@ from cli_limits import Limits  # noqa: E402
 
 jacobi = sys.argv[1]
 failures = []
-for args in (["gpu9", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-1"], ["cpu", "x", "10"], ["cpu", "10"],
+for args in (["no_such_stage", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-1"], ["cpu", "x", "10"], ["cpu", "10"],
              ["cpu", "10", "10", "-1e-3"], ["cpu", "10", "10", "abc"], ["multi", "10", "10", "1e-3"],
              ["cpu", "10", "10", "--parts", "0"], ["cpu", "10", "10", "--bogus"], ["cpu", "10", "10", "1", "2"],
              ["gpu2", "10", "10", "--parts", "2"],  # --parts is for the multi-GPU stages

@@ -23,7 +23,7 @@ def run(program, *args):
 
 bad = {
     part2data: (["--particles", "0"], ["--particles", "x"], ["--particles", str(2**29 + 1)], ["--mesh", "0"],
-                ["--mesh", "1025"], ["--stage", "gpu9"], ["--stage", ""], ["--block", "1025"], ["--streams", "0"],
+                ["--mesh", "1025"], ["--stage", "no_such_stage"], ["--stage", ""], ["--block", "1025"], ["--streams", "0"],
                 ["--chunks", "-1"], ["--bogus"], ["--csv", "--json"], ["--streams", "3"], ["--chunks=7"],
                 ["--stage", "cpu,"], ["--stage", "cpu,cpu"]),
     force: (["--size", "3"], ["--size", "1"], ["--size", "2048"], ["--size", "abc"], ["--axis", "w"], ["--axis", ""],

@@ -23,7 +23,7 @@ def run(*args):
 
 
 bad = (["--size", "3"], ["--size", "4x3"], ["--size", "46001"], ["--size", "abc"], ["--size", "8x"], ["--steps", "0"],
-       ["--check-steps", "0"], ["--viscosity", "-1"], ["--viscosity", "x"], ["--viscosity", "2"], ["--stage", "gpu9"],
+       ["--check-steps", "0"], ["--viscosity", "-1"], ["--viscosity", "x"], ["--viscosity", "2"], ["--stage", "no_such_stage"],
        ["--stage", ""], ["--stage", "cpu0,cpu0"], ["--ref-steps", "5", "--stage", "cpu0"], ["--repeats", "0"],
        ["--bogus"], ["--csv", "--json"])
 for args in bad:
