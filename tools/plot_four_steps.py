@@ -10,6 +10,7 @@ Usage: plot_four_steps.py PREFIX [--markdown]
                              the MPI stage against OpenMP alone, with --markdown
   --markdown                 print the lesson's tables instead of plotting
 """
+import functools
 import os
 import re
 
@@ -32,11 +33,13 @@ def by_stage(rows):
     return {r["stage"]: r for r in rows}
 
 
+@functools.cache  # the tables ask again for every step and side: the files are read once
 def reference():
     """The one-core stage the others are compared with (ref), as chapters.list names it."""
     return chapters.show("05-four-steps", "reference")[0]
 
 
+@functools.cache
 def steps_of(side):
     """A side's stages, one per step of the guideline, in lesson order (cpu0 .. cpu4, ...)."""
     return [s.name for s in chapters.read_stages(["05-four-steps"]) if s.side == side and s.name != reference()]

@@ -10,6 +10,8 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
               4096 and 8192 against the peaks and cuBLAS, each type's variants (matmul_bench's sweeps)
   --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
 """
+import functools
+
 import chapters
 from plotting import Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
 
@@ -22,11 +24,13 @@ def plotted(rows):
     return [s.name for s in chapters.read_stages(["02-matmul"]) if s.name in timed]
 
 
+@functools.cache  # the tables ask again for every size: the files are read once
 def timed_gpu_types():
     untimed = chapters.read_chapters()["02-matmul"].untimed
     return [s.name for s in chapters.read_stages(["02-matmul"]) if s.side == "gpu" and s.name not in untimed]
 
 
+@functools.cache
 def reference():
     """The type the tables compare with (cuBLAS), as chapters.list names it."""
     return chapters.show("02-matmul", "reference")[0]
