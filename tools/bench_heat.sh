@@ -24,7 +24,7 @@ for shape in 32x4x1 32x8x1 64x2x1 64x4x1 128x2x1; do
   "$heat" --size 512 --steps 500 --repeats 3 --stage "$(show v5_variants)" \
     --block "$shape" --csv
 done > "$sweep.part"
-for shape in 32x16x1 64x16x1 32x24x1 32x32x1; do
+for shape in 64x4x1 128x2x1 32x8x1 256x1x1; do  # tiles of 2048 cells: 128 of them cover 512 x 512
   "$heat" --size 512 --steps 500 --repeats 3 --stage "$(show v6_variants)" --block "$shape" --csv | tail -n +2
 done >> "$sweep.part"
 awk 'NR == 1 || !/^problem,/' "$sweep.part" > "$sweep" && rm "$sweep.part"
@@ -39,7 +39,7 @@ if command -v ncu > /dev/null; then
   metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
   for stage in $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu); do
     echo "# stage $stage, steps 24"
-    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|fused_kernel|resident_kernel' \
+    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|wavefront_kernel|resident_kernel' \
       "$heat" --check --size 512 --steps 24 --stage "$stage" 2>&1 | grep '^"'
   done > "$out/${name}_ncu_512.csv"
 fi

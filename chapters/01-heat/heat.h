@@ -72,7 +72,6 @@ float* steps_of(const HeatGrid& grid, float coeff, float* a, float* b, int steps
 
 // The blocks a GPU stage can run in, beyond CUDA's own limits: heat3d's --block must respect them.
 struct BlockLimits {
-  dim3 least{1, 1, 1};          // temporal blocking keeps its halo inside the block: at least 3x3
   unsigned most_threads = 1024;  // a kernel that keeps much in registers is compiled for fewer
 };
 

@@ -84,10 +84,6 @@ Options parse(int argc, const char* const* argv) {
     for (const HeatStage* s : o.stages) {
       if (!s->on_device()) continue;
       const BlockLimits& fits = s->code.limits;
-      const dim3 least = fits.least;
-      if (o.block.x < least.x || o.block.y < least.y || o.block.z < least.z)
-        throw tut::UsageError("stage " + std::string(s->name) + " needs blocks of at least " + shape_text(least) +
-                              " threads (its halo lives inside the block), got --block " + shape_text(o.block));
       if (o.block.x * o.block.y * o.block.z > fits.most_threads)
         throw tut::UsageError("stage " + std::string(s->name) + " is compiled for blocks of at most " +
                               std::to_string(fits.most_threads) + " threads (it keeps many values in registers), got --block " +

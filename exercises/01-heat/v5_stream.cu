@@ -160,7 +160,7 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
   return a;
 }
 
-constexpr BlockLimits kLimits{{1, 1, 1}, kMostThreads};
+constexpr BlockLimits kLimits{kMostThreads};
 
 // The sweep that chose 4 cells wide, 1 row and 1 plane ahead on the H200 (see the lesson).
 constexpr HeatVariant kSweep[] = {

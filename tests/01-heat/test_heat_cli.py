@@ -18,7 +18,6 @@ BAD = [
     ["--block", "2048x1x1"], ["--block", "32x32x2"], ["--block", "0x1x1"], ["--stage", "no_such_stage"],
     ["--stage", "v1,,v2"], ["--bogus"], ["stray"], ["--csv", "--json"], ["--nx"],
     ["--nx", "2147483647", "--ny", "2"],  # more cells than 32-bit indices reach
-    ["--stage", "v6", "--block", "2x8x1"],  # temporal blocking keeps its halo inside the block
     ["--stage", "v5", "--block", "32x16x1"],  # compiled for at most 256 threads per block
     ["--stage", "v0,"], ["--stage", "v1,v1"],  # a comma too many, a stage twice
     ["--stage", "v0", "--block", "32x4x1"],  # no GPU stage for the block to apply to
