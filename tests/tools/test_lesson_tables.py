@@ -175,6 +175,7 @@ def csv_value(column, **match):
 
 H200X2 = "chapters/00-device/results/h200x2"
 HEAT = "chapters/01-heat/results/h200"
+HEAT_H100 = "chapters/01-heat/results/h100"  # the stages past the blog post, v6 redesigned
 MATMUL = "chapters/02-matmul/results/h200_matmul.csv"
 POISSON = "chapters/03-poisson/results/h200"
 PM = "chapters/04-particle-mesh/results/h200"
@@ -262,11 +263,21 @@ def busiest(row, units):
     return max(row[u] for u in units if u in row)
 
 
-def heat_metric(f):
-    """A value of the profile of stage k["stage"], per update over the launch's steps."""
+def heat_profile(s, stage):
+    """Stage's launches in a profile of tools/bench_heat.sh's loop: the .sum metrics summed, the
+    others averaged, with the number of launches and of steps they ran."""
+    rows = [r for r in s.rows if r["stage"] == stage]
+    steps = int(rows[0]["steps"])
+    total = {m: sum(r[m] for r in rows) for m in rows[0] if m.endswith(".sum")}
+    mean = {m: sum(r[m] for r in rows) / len(rows) for m in rows[0] if isinstance(rows[0][m], float) and m not in total}
+    return {**mean, **total, "launches": len(rows), "steps": steps}
+
+
+def heat_metric(f, updates_per_step=HEAT_UPDATES):
+    """A value of the profile of stage k["stage"], per update over the profiled steps."""
     def value(k, s):
-        row = s.find(stage=k["stage"])
-        return f(row, HEAT_UPDATES * int(row["steps per launch"]))
+        profile = heat_profile(s, k["stage"])
+        return f(profile, updates_per_step * profile["steps"])
     return value
 
 
@@ -274,13 +285,13 @@ def heat_bytes(row, per):
     return (row["dram__bytes_read.sum"] + row["dram__bytes_write.sum"]) / per
 
 
-def heat_roofline(what):
+def heat_roofline(what, run=HEAT_H100):
     """chapter 01's roofline table: 9 flops per update over the profiled DRAM bytes, the tour's rate,
     the roof at that intensity under the tour's copy ceiling."""
     def value(k, s):
-        row = s.find(stage=k["stage"])
-        intensity = 9 / heat_bytes(row, HEAT_UPDATES * int(row["steps per launch"]))
-        tour = load(HEAT + "_512.csv")
+        profile = heat_profile(s, k["stage"])
+        intensity = 9 / heat_bytes(profile, HEAT_UPDATES * profile["steps"])
+        tour = load(run + "_512.csv")
         gflops = 9 * tour.num("gcells_per_s", stage=k["stage"])
         roof = float(tour.rows[0]["copy ceiling"].split()[0]) * intensity
         return {"intensity": intensity, "gflops": gflops, "roof": roof, "pct": 100 * gflops / roof}[what]
@@ -291,14 +302,8 @@ HEAT_128_UPDATES = 126 ** 3  # interior cells of the 128^3 problem
 
 
 def heat128_metric(f):
-    """A value of v8's profile (tools/bench_heat.sh's loop at 128^3): per update over the run's steps."""
-    def value(k, s):
-        rows = [r for r in s.rows if r["stage"] == k["stage"]]
-        steps = int(rows[0]["steps"])
-        total = {m: sum(r[m] for r in rows) for m in rows[0] if m.endswith(".sum")}
-        mean = {m: sum(r[m] for r in rows) / len(rows) for m in rows[0] if isinstance(rows[0][m], float) and m not in total}
-        return f({**mean, **total, "launches": len(rows), "steps": steps}, HEAT_128_UPDATES * steps)
-    return value
+    """A value of v8's profile (the same loop at 128^3)."""
+    return heat_metric(f, HEAT_128_UPDATES)
 
 
 def on_chip_time(stage):
@@ -565,9 +570,11 @@ TABLES = [
            Col("v4 % of copy", csv_value("pct_copy", stage="v4"), 1)]),
     Table("chapters/01-heat/README.md", "the blog post's table, H200 column", "## The blog post's numbers beside ours",
           HEAT + "_128.csv", first_word(), [Col("**H200** (4124 GB/s measured copy)", csv_value("time_s"), 4)]),
-    Table("chapters/01-heat/README.md", "Nsight Compute at 512^3", "### What Nsight Compute sees: one launch of each stage",
-          HEAT + "_ncu_512.csv", first_word(), reader=read_ncu, cols=[
-              Col("steps per launch", lambda k, s: float(s.find(stage=k["stage"])["steps per launch"]), 0),
+    Table("chapters/01-heat/README.md", "512^3 tour, H100", "## Beyond the blog post", HEAT_H100 + "_512.csv",
+          first_word(), tour_cols("time per 5000 steps (s)")),
+    Table("chapters/01-heat/README.md", "Nsight Compute at 512^3", "### What Nsight Compute sees: the launches of 24 steps",
+          HEAT_H100 + "_ncu_512.csv", first_word(), reader=read_ncu, cols=[
+              Col("steps per launch", heat_metric(lambda r, per: r["steps"] / r["launches"]), 0),
               Col("µs per step", heat_metric(lambda r, per: r["gpu__time_duration.sum"] / 1e3 / (per / HEAT_UPDATES)), 0),
               Col("DRAM read B/update", heat_metric(lambda r, per: r["dram__bytes_read.sum"] / per), 2),
               Col("DRAM write B/update", heat_metric(lambda r, per: r["dram__bytes_write.sum"] / per), 2),
@@ -577,29 +584,34 @@ TABLES = [
               Col("registers", heat_metric(lambda r, per: r["launch__registers_per_thread"]), 0),
               Col("instructions per update", heat_metric(lambda r, per: r["smsp__inst_executed.sum"] * 32 / per), 1),
               Col("limiter", heat_metric(lambda r, per: busiest(r, HEAT_UNITS)), 0)]),
-    Table("chapters/01-heat/README.md", "roofline", "### On the roofline", HEAT + "_ncu_512.csv", first_word(),
+    Table("chapters/01-heat/README.md", "roofline", "### On the roofline", HEAT_H100 + "_ncu_512.csv", first_word(),
           reader=read_ncu, cols=[
               Col("flops per DRAM byte", heat_roofline("intensity"), 2), Col("GFLOP/s (tour)", heat_roofline("gflops"), 0),
               Col("memory roof there (GFLOP/s)", heat_roofline("roof"), 0), Col("% of the roof", heat_roofline("pct"), 0)]),
     Table("chapters/01-heat/README.md", "v5 variants, % of copy",
-          "[`results/h200_512_sweep.csv`](results/h200_512_sweep.csv), 512^3", HEAT + "_512_sweep.csv", whole("block"), [
+          "[`results/h100_512_sweep.csv`](results/h100_512_sweep.csv), 512^3", HEAT_H100 + "_512_sweep.csv", whole("block"), [
               Col("v5 (float4, 1 row, 1 ahead)", csv_value("pct_copy", stage="v5"), 1),
               Col("one float per thread", csv_value("pct_copy", stage="v5_scalar"), 1),
               Col("2 rows", csv_value("pct_copy", stage="v5_rows2"), 1),
               Col("4 rows", csv_value("pct_copy", stage="v5_rows4"), 1),
               Col("2 ahead", csv_value("pct_copy", stage="v5_ahead2"), 1),
               Col("3 ahead", csv_value("pct_copy", stage="v5_ahead3"), 1)]),
+    Table("chapters/01-heat/README.md", "v6 depths, x single-step bound",
+          "[`results/h100_512_sweep.csv`](results/h100_512_sweep.csv), 500 steps", HEAT_H100 + "_512_sweep.csv",
+          whole("block"), [Col(f"depth {d}" + (" (v6)" if d == 8 else ""),
+                               lambda k, s, v=v: s.num("pct_copy", stage=v, block=k["block"]) / 100, 2)
+                           for d, v in ((2, "v6_depth2"), (4, "v6_depth4"), (6, "v6_depth6"), (8, "v6"))]),
     Table("chapters/01-heat/README.md", "128^3 ways out of launch overhead",
-          "[`results/h200_128_alternatives.csv`](results/h200_128_alternatives.csv), 5000 steps",
-          HEAT + "_128_alternatives.csv",
+          "[`results/h100_128_alternatives.csv`](results/h100_128_alternatives.csv), 5000 steps",
+          HEAT_H100 + "_128_alternatives.csv",
           lookup({"v4, plain launches": {"stages": ["v4"]}, "v5, plain launches": {"stages": ["v5"]},
-                  "v6 (3 steps per launch)": {"stages": ["v6"]},
+                  "v6 (8 steps per launch)": {"stages": ["v6"]},
                   "v6, 2 or 4 steps per launch": {"stages": ["v6_depth2", "v6_depth4"]},
                   "v4 replayed as a CUDA graph (v7)": {"stages": ["v7"]}, "v5 replayed as a graph": {"stages": ["v7_v5"]},
                   "v6 replayed as a graph": {"stages": ["v7_v6"]}}),
           [Col("s per 5000 steps", alt_time, 4), Col("vs v4", alt_vs_v4, 2)]),
-    Table("chapters/01-heat/README.md", "v8: 128^3 on the H100", "[`results/h100_128_on_chip.csv`](results/h100_128_on_chip.csv);",
-          "chapters/01-heat/results/h100_128_on_chip.csv", first_word(), tour_cols("time per 5000 steps (s)")),
+    Table("chapters/01-heat/README.md", "v8: 128^3 on the H100", "[`results/h100_128.csv`](results/h100_128.csv), the tour at 128^3",
+          HEAT_H100 + "_128.csv", first_word(), tour_cols("time per 5000 steps (s)")),
     Table("chapters/01-heat/README.md", "v8: Nsight Compute at 128^3", "[`results/h100_ncu_128.csv`](results/h100_ncu_128.csv)",
           "chapters/01-heat/results/h100_ncu_128.csv", first_word(), reader=read_ncu, cols=[
               Col("steps per launch", heat128_metric(lambda r, per: r["steps"] / r["launches"]), None),
