@@ -22,7 +22,7 @@
 
 namespace {
 
-constexpr int kStepsPerGraph = 48;  // divisible by every fusion depth (1..4): whole passes only
+constexpr int kStepsPerGraph = 48;  // divisible by every fusion depth (2, 4, 6, 8): whole passes only
 constexpr dim3 kBlock{128, 4, 1};   // v4's
 
 // A graph recorded for one stage, one grid and block shape, and one pair of buffers.
