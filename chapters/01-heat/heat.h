@@ -48,6 +48,27 @@ void prefer_shared_memory(Kernel kernel) {
                                   int(cudaSharedmemCarveoutMaxShared)));
 }
 
+// Lets `kernel` ask for the most shared memory a block may have (past 48 KiB it must be asked
+// for); returns that many bytes.
+template <class Kernel>
+int allow_most_shared_memory(Kernel kernel) {
+  int device = 0, bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return bytes;
+}
+
+// How many blocks of `kernel` with `threads` threads and `shared` bytes can be resident at once
+// on the whole GPU: what a cooperative launch (v6, v8) may ask for.
+inline int resident_blocks(const void* kernel, int threads, size_t shared) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+  return per_sm * sms;
+}
+
 constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
 
 // The one handover of every stage: `steps` steps from the field in `a` (`b` holds the same

@@ -137,15 +137,6 @@ __global__ void __launch_bounds__(1024, 1)
     if (z < interior) from[mine + z * plane] = c[z];
 }
 
-// How many blocks of `threads` threads and `shared` bytes of tile can be resident at once.
-int resident_blocks(const void* kernel, int threads, size_t shared) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-  return per_sm * sms;
-}
-
 template <int COLUMN>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
   if (g.interior_cells() == 0 || steps == 0) return a;
@@ -154,14 +145,8 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
   const size_t shared = size_t(block.z) * COLUMN * (block.x + 2) * (block.y + 2) * sizeof(float);
   const bool lessons_block = block.x == kBlock.x && block.y == kBlock.y && block.z == 1;
   const auto kernel = lessons_block ? resident_kernel<COLUMN, kBlock.x, kBlock.y> : resident_kernel<COLUMN, 0, 0>;
-  static const bool opted_in = [] {  // tiles past 48 KiB must be asked for
-    int device = 0, most = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    for (const auto k : {resident_kernel<COLUMN, kBlock.x, kBlock.y>, resident_kernel<COLUMN, 0, 0>})
-      CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    return true;
-  }();
+  static const bool opted_in = (allow_most_shared_memory(resident_kernel<COLUMN, kBlock.x, kBlock.y>),
+                                 allow_most_shared_memory(resident_kernel<COLUMN, 0, 0>), true);
   (void)opted_in;
   const long long needed = (long long)boxes.x * boxes.y * boxes.z;
   const int fit = resident_blocks(reinterpret_cast<const void*>(kernel), int(block.x * block.y * block.z), shared);

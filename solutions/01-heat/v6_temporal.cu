@@ -224,30 +224,11 @@ __global__ void __launch_bounds__(256, 1)
   }
 }
 
-// How many blocks of `threads` threads and `shared` bytes can be resident at once.
-int resident_blocks(const void* kernel, int threads, size_t shared) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-  return per_sm * sms;
-}
-
-// The largest tile of shared memory a block may ask for, asked for once per kernel.
-template <class Kernel>
-int most_shared_per_block(Kernel kernel) {
-  int device = 0, bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  return bytes;
-}
-
 template <int DEPTH>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
   if (g.interior_cells() == 0 || steps == 0) return a;
   const auto lessons = wavefront_kernel<DEPTH, kBlock.x, kBlock.y>, any = wavefront_kernel<0, 0, 0>;
-  static const int most_shared = (most_shared_per_block(lessons), most_shared_per_block(any));
+  static const int most_shared = std::min(allow_most_shared_memory(lessons), allow_most_shared_memory(any));
   const int rows = int(block.y * block.z), tile_y = rows * kCells;
   const dim3 tiles(blocks_for(g.nx, block.x), blocks_for(g.ny, tile_y));
   const size_t plane_bytes = (block.x + 2) * (tile_y + 2) * sizeof(float);
