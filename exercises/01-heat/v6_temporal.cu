@@ -20,7 +20,7 @@
 // cells written at depth 3) no update is thrown away.
 // What still limits it: one grid barrier per plane (heat3d notes what one costs) and the
 // instructions around it (about 28 per update), with 8 warps per SM to hide their latency: one
-// block of 256 threads and 224 KiB of shared memory fills an SM. Every tile must be resident at
+// block of 256 threads and 219 KiB of shared memory fills an SM. Every tile must be resident at
 // once: a plane of more tiles than the GPU holds (about 130 of 64 x 32 on an H100; 512 x 512 is
 // 128) runs v5 instead, and says so once; a small plane (128 x 128: 8 tiles) leaves most SMs
 // idle. Learned from EBISU (Zhang et al., ICS 2023, github.com/neozhang307/EBISU-ICS23).
