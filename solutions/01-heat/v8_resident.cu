@@ -4,25 +4,26 @@
 //   test: meson test -C build heat-v8 heat-v8-idea --print-errorlogs
 // Change from v7: no launch per step at all, and no trip through DRAM per step. The grid of
 // boxes is launched once, cooperatively (every block resident at once), and loops over the
-// steps. A thread owns a column of kColumn cells up z in registers; the block's threads cover
-// a box of block.x x block.y x (block.z kColumn) cells. Each step, a thread puts its column in
-// the block's shared tile, where its x-y neighbours read it, and takes the planes below and
-// above its column from memory; the faces of the box, the only values another block reads,
-// are written out after the update; then the whole grid waits at one barrier
-// (cooperative_groups' grid.sync()). Two buffers alternate as the faces' mailboxes, so a
-// block that runs ahead never overwrites faces that a slower one still reads.
+// steps. A box is a stack of whole rows of x: a warp holds one row, its 32 lanes a float4 each
+// (128 cells, v5's layout), and kColumn such rows up z, all in registers. So the x neighbours
+// come from the lane beside (a shuffle), the z neighbours from the lane's own registers, and
+// only the y neighbours from the block's shared tile, one float4 load for four cells. The
+// boxes split y and z. Each step, the rows a neighbouring box reads (its first and last rows up
+// y, its lowest and highest up z) go out to a mailbox in L2, and the whole grid waits at one
+// barrier (cooperative_groups' grid.sync()); then each box takes the rows around it from the
+// mailbox. Two mailboxes take turns, so no box overwrites rows that a slower one still reads.
+// Boundary cells sit inside the boxes with weight 0 in `c + w (sum - 6 c)`: no branch per cell.
 // Why it should help: on the seed's 128^3 field (8 MiB) a step of v4 or v7 costs a kernel's
-// start and tail, a few microseconds, for very little work. Here a step costs the update from
-// registers and shared memory, the faces through L2 (a few percent of the field), and one grid
-// barrier (heat3d notes what one costs on this GPU).
-// What still limits it: the barrier and the faces' round trip through L2 every step, and the
-// shared tile (each update reads four neighbours from it). The field must fit: the boxes must
-// all be resident, one block of 1024 threads per multiprocessor, 16 K cells each (about 2.2
-// million cells on 132 SMs). A field that does not fit runs v5 instead, and says so once.
+// start and tail, a few microseconds, for very little work. Here a step costs about eight
+// instructions per cell, the rows around each box through L2, and one grid barrier (heat3d
+// notes what one costs on this GPU).
+// What still limits it: the barrier and the round trip to L2 around it, every step. And the
+// field must fit: rows of at most 128 cells, and every box resident (about 2 million cells on
+// 132 SMs). A field that does not fit runs v5 instead, and says so once.
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <type_traits>
 
 #include "check.h"
 #include "heat.h"
@@ -31,163 +32,219 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr dim3 kBlock{128, 8, 1};  // 4 warps along x (all of a row of 128), 8 rows: 1024 threads
-constexpr int kColumn = 16;        // cells a thread keeps, up z: 16 K cells per block
+constexpr int kRowCells = 128;     // a warp's row: 32 lanes, a float4 each
+constexpr dim3 kBlock{32, 8, 1};   // a warp per row, 8 rows up y
+constexpr int kColumn = 16;        // rows up z: 16 float4s, 64 cells per thread, 16 K per box
+constexpr int kThreads = 256;      // kBlock's threads: what the kernel's registers are sized for
 
-// BX, BY: the block's shape where it is known when compiling (the lesson's 128 x 8, whose tile
-// offsets become constants); 0: read it from blockDim (any other shape --block asks for).
-template <int COLUMN, int BX, int BY>
-__global__ void __launch_bounds__(1024, 1)
-    resident_kernel(const HeatGrid g, const float coeff, float* a, float* b, const int steps) {
-  cg::grid_group grid = cg::this_grid();
-  extern __shared__ float tile[];  // per plane of the box: its cells and a ring of one cell
-  const int bx = BX ? BX : int(blockDim.x), by = BY ? BY : int(blockDim.y);
-  const int pitch = bx + 2, plane_cells = pitch * (by + 2);
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int i = 1 + blockIdx.x * bx + tx, j = 1 + blockIdx.y * by + ty;
-  const int k_first = 1 + (blockIdx.z * blockDim.z + threadIdx.z) * COLUMN;  // my lowest cell
-  const int planes_in_grid = max(0, min(COLUMN, g.nz - k_first));  // my cells with k < nz
-  const bool xy_in_grid = i < g.nx && j < g.ny, xy_interior = i <= g.nx - 2 && j <= g.ny - 2;
-  const int interior = xy_interior ? max(0, min(COLUMN, g.nz - 1 - k_first)) : 0;  // my cells 0 .. interior-1
-  // int offsets: a grid that fits on chip has a few million cells (run() checks it fits)
-  const int plane = g.nx * g.ny, mine = k_first * plane + j * g.nx + i;
-  float* const my_tile = tile + threadIdx.z * COLUMN * plane_cells + (ty + 1) * pitch + tx + 1;
-  // A neighbouring column that is interior changes every step: it belongs to another box (or
-  // another thread's column), which writes it out as a face. The boundary never changes: its
-  // ring cells are loaded once, and no face is written for it.
-  const auto interior_column = [&](int di, int dj) { return i + di >= 1 && j + dj >= 1 && i + di <= g.nx - 2 && j + dj <= g.ny - 2; };
-  const bool left = tx == 0, right = tx == bx - 1, front = ty == 0, back = ty == by - 1;
-  const bool on_read_face = (left && interior_column(-1, 0)) || (right && interior_column(1, 0)) ||
-                            (front && interior_column(0, -1)) || (back && interior_column(0, 1));
-  const bool under_changes = k_first - 1 >= 1, over_changes = k_first + COLUMN <= g.nz - 2;
-
-  float c[COLUMN];  // my cells up z (0 outside the grid)
-#pragma unroll
-  for (int z = 0; z < COLUMN; ++z) c[z] = xy_in_grid && z < planes_in_grid ? a[mine + z * plane] : 0.0f;
-
-  // In the lesson's block (one layer of threads), the ring's cells are shared out evenly, a few
-  // per thread, so that all of its loads are in flight at once: the cells n, n + threads, ...
-  // of the ring's rows (2 BX COLUMN cells) then its columns (2 BY COLUMN). Worked out once:
-  // where each cell is in memory (-1: outside the grid) and in the tile, and whether it changes.
-  constexpr int kRing = BX ? 2 * (BX + BY) * COLUMN : 0, kThreads = BX * BY;
-  constexpr int kPerThread = BX ? (kRing + kThreads - 1) / kThreads : 1;
-  int ring_at[kPerThread], ring_tile[kPerThread];  // ring_tile: tile offset x 2 + (changes ? 1 : 0)
-  if constexpr (BX != 0) {
-#pragma unroll
-    for (int q = 0; q < kPerThread; ++q) {
-      const int n = ty * BX + tx + q * kThreads, rows = 2 * BX * COLUMN;
-      int ti, tj, z;  // the ring cell, in the tile's coordinates, and its plane
-      if (n < rows) z = n % (BX * COLUMN) / BX, ti = 1 + n % BX, tj = n < BX * COLUMN ? 0 : BY + 1;
-      else z = (n - rows) % (BY * COLUMN) / BY, tj = 1 + (n - rows) % BY, ti = n - rows < BY * COLUMN ? 0 : BX + 1;
-      const int gi = i - tx - 1 + ti, gj = j - ty - 1 + tj, k = k_first + z;
-      const bool changes = gi >= 1 && gj >= 1 && gi <= g.nx - 2 && gj <= g.ny - 2;
-      ring_at[q] = n < kRing && gi < g.nx && gj < g.ny && k < g.nz ? k * plane + gj * g.nx + gi : -1;
-      ring_tile[q] = 2 * (z * plane_cells + tj * pitch + ti) + changes;
-    }
-  }
-
-  float* from = a;  // the buffer whose faces hold the field before this step
-  float* to = b;
-  float below = 0.0f, above = 0.0f;  // the cells under and over my column
-  for (int step = 0; step < steps; ++step) {
-    // The ring around the box: the faces of the boxes beside (and the boundary, loaded once).
-    // __ldcg reads through L2 only: the L1 may still hold what these cells were two steps ago.
-    if constexpr (BX != 0) {
-      float got[kPerThread];
-#pragma unroll
-      for (int q = 0; q < kPerThread; ++q)
-        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) got[q] = __ldcg(&from[ring_at[q]]);
-#pragma unroll
-      for (int q = 0; q < kPerThread; ++q)
-        if (ring_at[q] >= 0 && (step == 0 || ring_tile[q] & 1)) tile[ring_tile[q] >> 1] = got[q];
-    } else {  // any other block: each column of the ring loaded by the thread beside it
-      const auto ring_column = [&](bool beside, int di, int dj) {
-        if (beside && i + di < g.nx && j + dj < g.ny && (step == 0 || interior_column(di, dj))) {
-          const float* at = from + mine + dj * g.nx + di;
-          float* into = my_tile + dj * pitch + di;
-#pragma unroll 1  // kept short: it holds few registers
-          for (int z = 0; z < planes_in_grid; ++z, at += plane, into += plane_cells) *into = __ldcg(at);
-        }
-      };
-      ring_column(left, -1, 0);
-      ring_column(right, 1, 0);
-      ring_column(front, 0, -1);
-      ring_column(back, 0, 1);
-    }
-    if (xy_in_grid && k_first - 1 < g.nz && (step == 0 || under_changes)) below = __ldcg(&from[mine - plane]);
-    if (xy_in_grid && k_first + COLUMN < g.nz && (step == 0 || over_changes)) above = __ldcg(&from[mine + COLUMN * plane]);
-#pragma unroll
-    for (int z = 0; z < COLUMN; ++z) my_tile[z * plane_cells] = c[z];
-    __syncthreads();
-    // EXERCISE: update my interior cells in place (the x-y neighbours from the tile, the z
-    //   neighbours from my column, `below` and `above`), then write to `to` the cells another
-    //   box or column reads: all of mine on a face read by the box beside, my lowest and my
-    //   highest where the column under or over me reads them
-    // Each cell from the old values of its neighbours; where every cell of the column is
-    // interior (almost everywhere), without the test that keeps the boundary as it is.
-    const auto update = [&](auto whole_column) {
-      float old_below = below;  // the cell under z, before this step
-#pragma unroll
-      for (int z = 0; z < COLUMN; ++z) {
-        const float old = c[z], up = z + 1 < COLUMN ? c[z + 1] : above;
-        const float* t = my_tile + z * plane_cells;
-        const float next = old + coeff * ((t[-1] + t[1]) + (t[-pitch] + t[pitch]) + (old_below + up) - 6.0f * old);
-        c[z] = decltype(whole_column)::value || z < interior ? next : old;  // the boundary keeps its value
-        old_below = old;
-      }
-    };
-    if (interior == COLUMN)
-      update(std::true_type{});
-    else
-      update(std::false_type{});
-    float* out = to + mine;
-    if (on_read_face) {  // all of my column
-#pragma unroll
-      for (int z = 0; z < COLUMN; ++z, out += plane)
-        if (z < interior) *out = c[z];
-    } else {  // its two ends, where another column reads them
-      if (under_changes && interior > 0) out[0] = c[0];
-      if (over_changes && interior == COLUMN) out[(COLUMN - 1) * plane] = c[COLUMN - 1];
-    }
-
-    grid.sync();  // every face of this step is written, and the tile is free again
-    float* const written = to;
-    to = from;
-    from = written;
-  }
-  // The field of the last step, whole, into the buffer that holds its faces.
-#pragma unroll
-  for (int z = 0; z < COLUMN; ++z)
-    if (z < interior) from[mine + z * plane] = c[z];
+// The four cells of `c` one step on: x neighbours from the lanes beside (the cells past the
+// row's ends have weight 0, so what the edge lanes get does not matter), y and z from the rest.
+__device__ __forceinline__ float4 stepped(float4 c, float4 y_minus, float4 y_plus, float4 z_minus, float4 z_plus,
+                                          float4 w) {
+  const float left = __shfl_up_sync(0xffffffffu, c.w, 1), right = __shfl_down_sync(0xffffffffu, c.x, 1);
+  const auto cell = [](float c, float w, float x_minus, float x_plus, float y_minus, float y_plus, float z_minus,
+                       float z_plus) {
+    return fmaf(w, fmaf(-6.0f, c, ((x_minus + x_plus) + (y_minus + y_plus)) + (z_minus + z_plus)), c);
+  };
+  return make_float4(cell(c.x, w.x, left, c.y, y_minus.x, y_plus.x, z_minus.x, z_plus.x),
+                     cell(c.y, w.y, c.x, c.z, y_minus.y, y_plus.y, z_minus.y, z_plus.y),
+                     cell(c.z, w.z, c.y, c.w, y_minus.z, y_plus.z, z_minus.z, z_plus.z),
+                     cell(c.w, w.w, c.z, right, y_minus.w, y_plus.w, z_minus.w, z_plus.w));
 }
 
-template <int COLUMN>
+// A float4 from global memory into shared memory without passing through registers, read from
+// L2 (cp.async.cg): the L1 may hold what the row was two steps ago. Waited for by cp.async.wait_all.
+__device__ __forceinline__ void copy_through_l2(float4* shared, const float4* global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(unsigned(__cvta_generic_to_shared(shared))),
+               "l"(global)
+               : "memory");
+}
+
+// A load that sees every write made visible before the flag it reads (ld.acquire.gpu).
+__device__ __forceinline__ int acquired(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
+// Blocks of 32 x rows threads (rows = blockDim.y); block (bx, bz) owns the rows j0 .. j0 + rows - 1
+// (j0 = bx rows) of the planes k0 .. k0 + COLUMN - 1 (k0 = bz COLUMN), boundary included.
+// mail: two mailboxes of nz x ny rows of 32 float4s.
+// FLAGS: instead of the grid barrier, each box waits only for the boxes beside it (v8_flags).
+template <int COLUMN, int THREADS, bool FLAGS>
+__global__ void __launch_bounds__(THREADS, 1)
+    resident_kernel(const HeatGrid g, const float coeff, float* a, float4* mail, int* published, const int steps) {
+  static_assert(COLUMN >= 2, "the lowest and highest rows of a box are distinct");
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float4 tile[];  // [COLUMN][rows + 2][32]: the box's rows and the rows beside it up y
+  const int lane = threadIdx.x, row = threadIdx.y, rows = blockDim.y, pitch = (rows + 2) * 32;
+  const int j0 = blockIdx.x * rows, j = j0 + row, k0 = blockIdx.y * COLUMN;
+  const bool in_grid = j < g.ny;
+  float4* const mine = tile + (row + 1) * 32 + lane;  // my row of plane z is mine[z * pitch]
+  // int offsets: a field that fits on chip has a few million cells (run() checks it fits)
+  const int plane = g.ny * 32, mailbox = g.nz * plane;  // float4s in a mailbox's plane, in a mailbox
+  const auto at = [&](int jj, int kk) { return kk * plane + jj * 32 + lane; };
+
+  // Which rows another box reads: all of mine if I am its neighbour up y, else my ends up z.
+  const bool box_under = k0 > 0, box_over = k0 + COLUMN < g.nz;
+  const bool box_before = row == 0 && j0 > 0, box_after = row == rows - 1 && j0 + rows < g.ny;
+  const bool whole = k0 + COLUMN <= g.nz;  // else the top box, partly past the grid
+
+  // My four cells' weight: coeff inside, 0 on the boundary and past the grid (they keep their value).
+  const bool j_inside = j >= 1 && j <= g.ny - 2;
+  const auto weight = [&](int i) { return j_inside && i >= 1 && i <= g.nx - 2 ? coeff : 0.0f; };
+  const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  const float4 w = make_float4(weight(4 * lane), weight(4 * lane + 1), weight(4 * lane + 2), weight(4 * lane + 3));
+  const float4 w_lowest = k0 == 0 ? zero : w, w_highest = k0 + COLUMN == g.nz ? zero : w;
+
+  float4 c[COLUMN];  // my cells, 0 past the grid
+#pragma unroll
+  for (int z = 0; z < COLUMN; ++z) {
+    float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (in_grid && k0 + z < g.nz && 4 * lane + q < g.nx) v[q] = a[(size_t(k0 + z) * g.ny + j) * g.nx + 4 * lane + q];
+    c[z] = make_float4(v[0], v[1], v[2], v[3]);
+  }
+  // The ring rows that no box writes (past the grid) stay 0.
+#pragma unroll
+  for (int z = 0; z < COLUMN; ++z) {
+    if (row == 0) mine[z * pitch - 32] = zero;
+    if (row == rows - 1) mine[z * pitch + 32] = zero;
+  }
+
+  // __stcg / __ldcg go through L2 only: the L1 may hold what a row was two steps ago.
+  const auto publish = [&](float4* to) {
+    if (!in_grid) return;
+    if (box_before || box_after) {
+#pragma unroll
+      for (int z = 0; z < COLUMN; ++z)
+        if (k0 + z < g.nz) __stcg(to + at(j, k0) + z * plane, c[z]);
+    } else {
+      if (box_under) __stcg(to + at(j, k0), c[0]);
+      if (box_over) __stcg(to + at(j, k0 + COLUMN - 1), c[COLUMN - 1]);
+    }
+  };
+  // Where every box stands: published[box] = the mailboxes it has filled (FLAGS only).
+  const int box = blockIdx.y * gridDim.x + blockIdx.x;
+  const auto all_published = [&](int filled) {
+    if constexpr (FLAGS) {
+      __syncthreads();  // every row of my box is written ...
+      if (row == 0 && lane == 0) {
+        __threadfence();  // ... and visible on the whole GPU before the count says so
+        atomicExch(published + box, filled);
+      }
+    } else {
+      grid.sync();
+    }
+  };
+  const auto wait_for_boxes_beside = [&](int filled) {
+    if constexpr (FLAGS) {
+      const bool there[4] = {blockIdx.x > 0, blockIdx.x + 1 < gridDim.x, blockIdx.y > 0, blockIdx.y + 1 < gridDim.y};
+      const int beside[4] = {box - 1, box + 1, box - int(gridDim.x), box + int(gridDim.x)};
+      if (row == 0 && lane < 4 && there[lane])
+        while (acquired(published + beside[lane]) < filled) {
+        }
+      __syncthreads();
+    }
+  };
+  publish(mail);
+  all_published(1);
+
+  for (int step = 0; step < steps; ++step) {
+    wait_for_boxes_beside(step + 1);
+    const float4* from = mail + (step & 1) * mailbox;
+    float4 under = zero, over = zero;  // the rows under and over my column
+    if (in_grid && box_under) under = __ldcg(from + at(j, k0 - 1));
+    if (in_grid && box_over) over = __ldcg(from + at(j, k0 + COLUMN));
+    // The rows beside the box up y, where a box is there, copied straight into the tile (by
+    // the box's first or last warp, the only one that reads them).
+    const auto take_rows_beside = [&](bool there, int jj, int slot) {
+      if (there)
+#pragma unroll
+        for (int z = 0; z < COLUMN; ++z)
+          if (k0 + z < g.nz) copy_through_l2(mine + z * pitch + slot, from + at(jj, k0) + z * plane);
+    };
+    take_rows_beside(box_before, j0 - 1, -32);
+    take_rows_beside(box_after, j0 + rows, 32);
+#pragma unroll
+    for (int z = 0; z < COLUMN; ++z) mine[z * pitch] = c[z];
+    __syncthreads();  // the rows of my box are in the tile
+    // Only my own copies of the rows beside are waited for (the edge rows wait; the others go on).
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    // EXERCISE: update my column in place, from the second row to the second highest (y from
+    //   the tile's rows beside mine, x by shuffles in stepped(), z from my registers), then its
+    //   two ends, which need `under` and `over` from L2: their loads have that long to arrive
+    const float4 lowest = c[0], second = c[1], second_highest = c[COLUMN - 2];
+    float4 old_under = lowest;
+#pragma unroll
+    for (int z = 1; z < COLUMN - 1; ++z) {
+      const float4 old = c[z];
+      c[z] = stepped(old, mine[z * pitch - 32], mine[z * pitch + 32], old_under, c[z + 1], w);
+      old_under = old;
+    }
+    c[0] = stepped(lowest, mine[-32], mine[32], under, second, w_lowest);
+    c[COLUMN - 1] = stepped(c[COLUMN - 1], mine[(COLUMN - 1) * pitch - 32], mine[(COLUMN - 1) * pitch + 32],
+                            second_highest, over, w_highest);
+    // The top box, where it reaches past the grid: the boundary plane and the cells past it
+    // take back the value they had (still in the tile).
+    if (!whole)
+#pragma unroll
+      for (int z = 0; z < COLUMN; ++z)
+        if (k0 + z >= g.nz - 1) c[z] = mine[z * pitch];
+    publish(mail + ((step + 1) & 1) * mailbox);
+    all_published(step + 2);  // the tile is free again, and the next step may read my rows
+  }
+
+  // The field of the last step, whole, back into `a`.
+#pragma unroll
+  for (int z = 0; z < COLUMN; ++z) {
+    const float v[4] = {c[z].x, c[z].y, c[z].z, c[z].w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (in_grid && k0 + z < g.nz && 4 * lane + q < g.nx) a[(size_t(k0 + z) * g.ny + j) * g.nx + 4 * lane + q] = v[q];
+  }
+}
+
+// Any block shape runs: v8 takes its threads in whole warps, one row each (at least one row).
+template <int COLUMN, int THREADS, bool FLAGS = false>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
   if (g.interior_cells() == 0 || steps == 0) return a;
-  const dim3 boxes(blocks_for(g.nx - 2, block.x), blocks_for(g.ny - 2, block.y),
-                   blocks_for(g.nz - 2, block.z * COLUMN));
-  const size_t shared = size_t(block.z) * COLUMN * (block.x + 2) * (block.y + 2) * sizeof(float);
-  const bool lessons_block = block.x == kBlock.x && block.y == kBlock.y && block.z == 1;
-  const auto kernel = lessons_block ? resident_kernel<COLUMN, kBlock.x, kBlock.y> : resident_kernel<COLUMN, 0, 0>;
-  static const bool opted_in = (allow_most_shared_memory(resident_kernel<COLUMN, kBlock.x, kBlock.y>),
-                                 allow_most_shared_memory(resident_kernel<COLUMN, 0, 0>), true);
-  (void)opted_in;
-  const long long needed = (long long)boxes.x * boxes.y * boxes.z;
-  const int fit = resident_blocks(reinterpret_cast<const void*>(kernel), int(block.x * block.y * block.z), shared);
-  if (needed > fit) {  // not on chip: the best streaming stage, in its own block shape
+  const int rows = std::clamp(int(block.x * block.y * block.z) / 32, 1, THREADS / 32);
+  const dim3 threads(32, rows, 1), boxes(blocks_for(g.ny, rows), blocks_for(g.nz, COLUMN));
+  const size_t shared = size_t(COLUMN) * (rows + 2) * 32 * sizeof(float4);
+  const auto kernel = resident_kernel<COLUMN, THREADS, FLAGS>;
+  static const int most_shared = allow_most_shared_memory(kernel);
+  const long long needed = (long long)boxes.x * boxes.y;
+  const int fit = shared <= size_t(most_shared) ? resident_blocks(reinterpret_cast<const void*>(kernel), 32 * rows, shared) : 0;
+  if (g.nx > kRowCells || needed > fit) {  // not on chip: the best streaming stage, in its own block shape
     static bool told = false;
-    if (!told) std::fprintf(stderr, "heat v8: %dx%dx%d needs %lld resident blocks, this GPU holds %d: running v5\n",
-                            g.nx, g.ny, g.nz, needed, fit);
+    if (!told && g.nx > kRowCells)
+      std::fprintf(stderr, "heat v8: rows of %d cells do not fit a warp's %d: running v5\n", g.nx, kRowCells);
+    else if (!told)
+      std::fprintf(stderr, "heat v8: %dx%dx%d needs %lld resident blocks, this GPU holds %d: running v5\n", g.nx, g.ny,
+                   g.nz, needed, fit);
     told = true;
     return heat_v5.run(g, coeff, a, b, steps, heat_v5.block, stream);
   }
+  const size_t mailboxes = 2 * size_t(g.nz) * g.ny * 32;  // float4s
+  float4* mail = nullptr;
+  CUDA_CHECK(cudaMallocAsync(&mail, mailboxes * sizeof(float4) + needed * sizeof(int), stream));
+  int* published = reinterpret_cast<int*>(mail + mailboxes);
+  CUDA_CHECK(cudaMemsetAsync(published, 0, needed * sizeof(int), stream));
   HeatGrid grid = g;
-  void* args[] = {&grid, &coeff, &a, &b, &steps};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), boxes, block, args, shared, stream));
+  void* args[] = {&grid, &coeff, &a, &mail, &published, &steps};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), boxes, threads, args, shared, stream));
   CUDA_CHECK_LAUNCH();
-  return steps % 2 ? b : a;
+  CUDA_CHECK(cudaFreeAsync(mail, stream));
+  return a;
 }
+
+// The sweep of cells per thread: boxes of 16 K cells cut three ways.
+constexpr HeatVariant kSweep[] = {{"v8_column8", "v8, 8 rows up z per warp (32 cells a thread)", run<8, 512>, {512}, {32, 16, 1}},
+                                  {"v8_column32", "v8, 32 rows up z per warp (128 cells a thread)", run<32, 128>, {128}, {32, 4, 1}},
+                                  {"v8_flags", "v8, each box waits for the boxes beside it, no grid barrier", run<kColumn, kThreads, true>, {kThreads}}};
 
 }  // namespace
 
-const HeatCode heat_v8{run<kColumn>, kBlock};
+const HeatCode heat_v8{run<kColumn, kThreads>, kBlock, {kThreads}, kSweep};
