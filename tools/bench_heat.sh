@@ -3,7 +3,10 @@
 #   NAME_128.csv, NAME_512.csv     the tour at the seed's 128^3 and at 512^3, 5000 steps each
 #   NAME_512_sweep.csv             v5's width, rows and loads ahead, v6's fusion depth, over block shapes
 #   NAME_128_alternatives.csv      what each way out of launch overhead gives on 128^3
-#   NAME_ncu_512.csv               Nsight Compute, one launch of each GPU stage at 512^3 (if ncu is there)
+#   NAME_128_v8_sweep.csv          v8's cells per thread and its barrier, at 128^3
+#   NAME_on_chip_sizes.csv         v4, v7 and v8 from 64^3 to 160^3 (where v8 stops fitting on chip)
+#   NAME_ncu_512.csv, NAME_ncu_128.csv   Nsight Compute, every launch of each GPU stage over 24
+#                                  steps at 512^3, and of v4, v7, v8 at 128^3 (if ncu is there)
 #   usage: tools/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_heat.sh build /tmp/results h200
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
@@ -17,6 +20,10 @@ mkdir -p "$out"
 "$heat" --size 512 --steps 5000 --repeats 3 --cpu-steps 4 --csv > "$out/${name}_512.csv"
 "$heat" --size 128 --steps 5000 --repeats 5 --csv --stage "$(show launch_overhead)" \
   > "$out/${name}_128_alternatives.csv"
+"$heat" --size 128 --steps 5000 --repeats 5 --csv --stage "$(show v8_variants)" > "$out/${name}_128_v8_sweep.csv"
+for n in 64 96 128 130 160; do
+  "$heat" --size "$n" --steps 5000 --repeats 5 --csv --stage v4,v7,v8 | { [ "$n" = 64 ] && cat || tail -n +2; }
+done > "$out/${name}_on_chip_sizes.csv"
 
 sweep="$out/${name}_512_sweep.csv"
 rm -f "$sweep"
@@ -37,11 +44,17 @@ if command -v ncu > /dev/null; then
   metrics+=,launch__registers_per_thread,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
   metrics+=,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
-  for stage in $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu); do
-    echo "# stage $stage, steps 24"
-    ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|wavefront_kernel|resident_kernel' \
-      "$heat" --check --size 512 --steps 24 --stage "$stage" 2>&1 | grep '^"'
-  done > "$out/${name}_ncu_512.csv"
+  profile() {  # SIZE STAGE...
+    local size=$1 stage
+    shift
+    for stage in "$@"; do
+      echo "# stage $stage, steps 24"
+      ncu --metrics "$metrics" --csv -k 'regex:heat_kernel|wavefront_kernel|resident_kernel' \
+        "$heat" --check --size "$size" --steps 24 --stage "$stage" 2>&1 | grep '^"'
+    done
+  }
+  profile 512 $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu) > "$out/${name}_ncu_512.csv"
+  profile 128 v4 v7 v8 > "$out/${name}_ncu_128.csv"
 fi
 write_source "$out" "$name"
 echo "wrote the heat CSVs of $name to $out"

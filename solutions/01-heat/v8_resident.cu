@@ -17,9 +17,11 @@
 // start and tail, a few microseconds, for very little work. Here a step costs about eight
 // instructions per cell, the rows around each box through L2, and one grid barrier (heat3d
 // notes what one costs on this GPU).
-// What still limits it: the barrier and the round trip to L2 around it, every step. And the
-// field must fit: rows of at most 128 cells, and every box resident (about 2 million cells on
-// 132 SMs). A field that does not fit runs v5 instead, and says so once.
+// What still limits it: the barrier and the round trip to L2 around it, every step (Nsight
+// Compute: warps wait at barriers, no unit is busy). Two steps per barrier, with a ring one row
+// and one plane deep computed twice, were tried and lost (chapter README). And the field must
+// fit: rows of at most 128 cells, and every box resident (about 2 million cells on 132 SMs). A
+// field that does not fit runs v5 instead, and says so once.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -33,9 +35,9 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kRowCells = 128;     // a warp's row: 32 lanes, a float4 each
-constexpr dim3 kBlock{32, 8, 1};   // a warp per row, 8 rows up y
-constexpr int kColumn = 16;        // rows up z: 16 float4s, 64 cells per thread, 16 K per box
-constexpr int kThreads = 256;      // kBlock's threads: what the kernel's registers are sized for
+constexpr dim3 kBlock{32, 16, 1};  // a warp per row, 16 rows up y
+constexpr int kColumn = 8;         // rows up z: 8 float4s, 32 cells per thread, 16 K per box
+constexpr int kThreads = 512;      // kBlock's threads: what the kernel's registers are sized for
 
 // The four cells of `c` one step on: x neighbours from the lanes beside (the cells past the
 // row's ends have weight 0, so what the edge lanes get does not matter), y and z from the rest.
@@ -240,8 +242,8 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
   return a;
 }
 
-// The sweep of cells per thread: boxes of 16 K cells cut three ways.
-constexpr HeatVariant kSweep[] = {{"v8_column8", "v8, 8 rows up z per warp (32 cells a thread)", run<8, 512>, {512}, {32, 16, 1}},
+// The sweep of cells per thread: boxes of 16 K cells cut three ways; and the barrier.
+constexpr HeatVariant kSweep[] = {{"v8_column16", "v8, 16 rows up z per warp (64 cells a thread)", run<16, 256>, {256}, {32, 8, 1}},
                                   {"v8_column32", "v8, 32 rows up z per warp (128 cells a thread)", run<32, 128>, {128}, {32, 4, 1}},
                                   {"v8_flags", "v8, each box waits for the boxes beside it, no grid barrier", run<kColumn, kThreads, true>, {kThreads}}};
 

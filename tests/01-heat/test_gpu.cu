@@ -34,7 +34,7 @@ TEST_P(HeatGpuStageTest, MatchesReferenceWithOddBlockShapes) {
 TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
   static const std::map<std::string, std::string> kLessonBlocks = {
       {"v1", "32x1x1"}, {"v2", "64x8x1"}, {"v3", "64x8x1"}, {"v4", "128x4x1"},
-      {"v5", "64x4x1"}, {"v6", "64x4x1"}, {"v7", "128x4x1"}, {"v8", "32x8x1"}};
+      {"v5", "64x4x1"}, {"v6", "64x4x1"}, {"v7", "128x4x1"}, {"v8", "32x16x1"}};
   const HeatStage& s = *GetParam();
   const std::string shape = shape_text(s.code.block);
   const auto lesson = kLessonBlocks.find(s.name);
@@ -46,7 +46,7 @@ TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
 // v6 and v8 need all their blocks resident at once; a field too large for that must still come
 // out right: the stage runs a streaming stage instead. v6: 1100 x 1100 cells a plane, 630 tiles
 // of 64 x 32 (a GPU holds one per SM); v8: rows longer than a warp's 128 cells, and 100 x 300 x
-// 300, 722 boxes of 8 rows by 16 planes (a GPU holds about one per SM).
+// 300, 722 boxes of 16 rows by 8 planes (a GPU holds about one per SM).
 TEST(HeatResident, MatchesReferenceWhereTheBlocksCannotAllBeResident) {
   const HeatStage &v6 = tut::stage_named(heat_stages(), "v6"), &v8 = tut::stage_named(heat_stages(), "v8");
   EXPECT_TRUE(matches_reference(v6, {1100, 1100, 4}, 3, v6.code.block));
