@@ -48,6 +48,7 @@ INTEGER = {"IMAD", "IADD3", "IADD", "VIADD", "VIADDMNMX", "LEA", "ISETP", "LOP3"
 PARAMETERS = {
     "v5_stream.cu": "heat_kernel<VEC, ROWS, AHEAD>: cells per thread along x, rows per thread, planes loaded ahead",
     "v6_temporal.cu": "wavefront_kernel<DEPTH, BX, ROWS>: steps fused, the block's shape (0: read from the launch)",
+    "v8_resident.cu": "resident_kernel<COLUMN, THREADS, FLAGS>: rows up z per warp, the most threads a block, flags instead of the grid barrier",
     "gpu4_rows_per_thread.cu": "rows_per_thread<ROWS>; rows_at_full_occupancy<4>: 4 rows held to 32 registers (gpu4_4x8)",
     "gpu7_tensor_cores.cu": "tensor_core_tiles<Tiling<BM, BN, BK, WARPS_M, WARPS_N, STAGES, MMA_K>, WIDTH (doubles per cp.async)>",
     "force_gpu2_strips.cu": "strips<STRIP>: cells per strip",
