@@ -57,11 +57,21 @@ __device__ __forceinline__ float4 stepped(float4 c, float4 y_minus, float4 y_plu
 }
 
 // A float4 from global memory into shared memory without passing through registers, read from
-// L2 (cp.async.cg): the L1 may hold what the row was two steps ago. Waited for by cp.async.wait_all.
+// L2 (cp.async.cg): the L1 may hold what the row was two steps ago. Waited for by
+// wait_for_my_copies(). Before compute capability 8.0 (no cp.async), an ordinary load and store.
 __device__ __forceinline__ void copy_through_l2(float4* shared, const float4* global) {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(unsigned(__cvta_generic_to_shared(shared))),
                "l"(global)
                : "memory");
+#else
+  *shared = __ldcg(global);
+#endif
+}
+__device__ __forceinline__ void wait_for_my_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 // A load that sees every write made visible before the flag it reads (ld.acquire.gpu).
@@ -175,7 +185,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int z = 0; z < COLUMN; ++z) mine[z * pitch] = c[z];
     __syncthreads();  // the rows of my box are in the tile
     // Only my own copies of the rows beside are waited for (the edge rows wait; the others go on).
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    wait_for_my_copies();
     // TODO(exercise): update my column in place, from the second row to the second highest (y from
     //   the tile's rows beside mine, x by shuffles in stepped(), z from my registers), then its
     //   two ends, which need `under` and `over` from L2: their loads have that long to arrive
