@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 #include "device.h"
@@ -29,18 +30,23 @@ struct MatmulVariant {
   MatmulLaunch launch;
 };
 
+// A type that chooses how to run each shape (gpu8) says what it chose, for the benchmark.
+using MatmulPlanText = std::string (*)(int m, int n, int k);
+
 // What a type's file hands over, as `const MatmulCode matmul_<type>`: its course function and,
-// for a GPU type, its launcher on device data and the variants it sweeps.
+// for a GPU type, its launcher on device data, the variants it sweeps and its plan's words.
 struct MatmulCode {
   constexpr MatmulCode(MatmulHostCall course) : host(course) {}
   constexpr MatmulCode(MatmulHostCall course, MatmulLaunch launch) : host(course), device(launch) {}
   template <size_t N>
-  constexpr MatmulCode(MatmulHostCall course, MatmulLaunch launch, const MatmulVariant (&sweep)[N])
-      : host(course), device(launch), variants(sweep), variant_count(int(N)) {}
+  constexpr MatmulCode(MatmulHostCall course, MatmulLaunch launch, const MatmulVariant (&sweep)[N],
+                       MatmulPlanText plan_text = nullptr)
+      : host(course), device(launch), variants(sweep), variant_count(int(N)), plan(plan_text) {}
   MatmulHostCall host;
   MatmulLaunch device = nullptr;
   const MatmulVariant* variants = nullptr;
   int variant_count = 0;
+  MatmulPlanText plan = nullptr;
 };
 
 struct MatmulStage : tut::StageInfo {
@@ -59,3 +65,14 @@ const std::vector<const MatmulVariant*>& matmul_variants();
 // What every GPU type of the course does around its kernel: allocate, copy A and B in,
 // launch, copy C out, free.
 void matmult_on_device(int m, int n, int k, const double* A, const double* B, double* C, MatmulLaunch launch);
+
+// gpu7's tensor-core kernel in one tile shape (bm x bn of C per block, k-tiles of bk), for the
+// types built on it (gpu8): launch computes C = A B on the device with k cut into `splits`
+// shares of whole k-tiles, share z's partial product into C + z m n (splits = 1: C = A B).
+struct TensorCoreTiles {
+  int bm, bn, bk;
+  int (*blocks_per_sm)();  // resident at once on one SM
+  void (*launch)(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream);
+};
+constexpr int kGpu7TileShapes = 3;
+extern const TensorCoreTiles gpu7_tiles[kGpu7TileShapes];  // 128x128 (gpu7's own), 128x64, 64x64

@@ -36,11 +36,13 @@ struct Timed {
   MatmulHostCall host;  // the course function, timed host to host (nullptr for a variant)
   MatmulLaunch device;  // timed device only (nullptr for a CPU type)
   bool on_gpu;          // needs a GPU (every type but the CPU ones)
+  MatmulPlanText plan = nullptr;  // what the type chose for a shape (gpu8)
 };
 
 std::vector<Timed> timed_types() {
   std::vector<Timed> timed;
-  for (const MatmulStage* s : matmul_stages()) timed.push_back({s->name, s->code.host, s->code.device, s->on_device()});
+  for (const MatmulStage* s : matmul_stages())
+    timed.push_back({s->name, s->code.host, s->code.device, s->on_device(), s->code.plan});
   for (const MatmulVariant* v : matmul_variants()) timed.push_back({v->name, nullptr, v->launch, true});
   return timed;
 }
@@ -109,7 +111,7 @@ int bench_main(int argc, const char* const* argv) {
   tut::Table table(tut::with_ceiling({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
                     {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
                     {"device_ms", "device only", "ms", "%.3f"}, {"device_gflops", "device only", "GFLOP/s", "%.2f"},
-                    {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}}));
+                    {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}, {"plan", "plan", ""}}));
   table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
   table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
                            "device only: the same kernel on device buffers (CUDA events)");
@@ -182,6 +184,7 @@ int bench_main(int argc, const char* const* argv) {
           const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
           const double gflops = flops / (t.median_ms * 1e-3) / 1e9;
           row.set("device_ms", t.median_ms).set("device_gflops", gflops).set_ceiling("cuBLAS", gflops / cublas_gflops);
+          if (type.plan) row.set("plan", type.plan(sh.m, sh.n, sh.k));
         } else {
           row.set("cpu_threads", name == "lib" ? openblas_get_num_threads() : 1);
         }

@@ -132,7 +132,11 @@ __global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, i
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_row = (warp / T::kWarpsN) * T::WM, warp_col = (warp % T::kWarpsN) * T::WN;
   const int row0 = blockIdx.y * T::BM, col0 = blockIdx.x * T::BN;
-  const int tiles = (k + T::BK - 1) / T::BK;
+  // Split along blockIdx.z (gpu8): block z multiplies its share of the k-tiles, from first_tile,
+  // and writes its partial product to C + z m n. gpu7 itself launches one share: all of k.
+  const int all_tiles = (k + T::BK - 1) / T::BK, share = (all_tiles + gridDim.z - 1) / gridDim.z;
+  const int first_tile = blockIdx.z * share, tiles = max(0, min(share, all_tiles - first_tile));
+  C += size_t(blockIdx.z) * m * n;
   auto a_stage = [&](int tile) { return stages + (tile % T::STAGES) * T::kStageDoubles; };
   auto b_stage = [&](int tile) { return a_stage(tile) + T::BM * T::kAStride; };
 
@@ -154,7 +158,7 @@ __global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, i
   // last tile they only write zeros to a stage nobody reads, which keeps the group count regular
   // and the code free of branches (so the compiler may interleave it with the products).
   auto start_tile = [&](int tile) {
-    const int l0 = tile * T::BK;
+    const int l0 = (first_tile + tile) * T::BK;
     double* a_to = a_stage(tile) + a_row * T::kAStride + a_col;
     double* b_to = b_stage(tile) + b_row * T::kBStride + b_col;
 #pragma unroll
@@ -216,11 +220,10 @@ void require_fp64_tensor_cores(Kernel kernel) {
                              ": configure with meson setup -Dcuda-arch=" + std::to_string(major * 10 + minor));
 }
 
-// Pairs of doubles (16-byte copies) where k and n are even and the matrices start on 16 bytes,
-// else single doubles (8-byte copies): the kernel for one or the other, in blocks of T's shape.
+// Once per tiling: the checks, and the opt-in to more than 48 KiB of shared memory.
 template <class T>
-void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
-  static const bool ready = [] {  // once per tiling: checks, and opts in to more than 48 KiB of shared memory
+void prepare() {
+  static const bool ready = [] {
     for (const auto kernel : {tensor_core_tiles<T, 1>, tensor_core_tiles<T, 2>}) {
       require_fp64_tensor_cores(kernel);
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(T::kSharedBytes)));
@@ -228,12 +231,34 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
     return true;
   }();
   (void)ready;
+}
+
+// Pairs of doubles (16-byte copies) where k and n are even and the matrices start on 16 bytes,
+// else single doubles (8-byte copies): the kernel for one or the other, in blocks of T's shape,
+// k split into `splits` shares (partial products into C, C + m n, ...).
+template <class T>
+void launch_split(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream) {
+  prepare<T>();
   const auto on_16_bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const bool pairs = k % 2 == 0 && n % 2 == 0 && on_16_bytes(A) && on_16_bytes(B) && on_16_bytes(C);
   const auto kernel = pairs ? tensor_core_tiles<T, 2> : tensor_core_tiles<T, 1>;
-  const dim3 grid(blocks_for(n, T::BN), blocks_for(m, T::BM));
+  const dim3 grid(blocks_for(n, T::BN), blocks_for(m, T::BM), splits);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(m, n, k, A, B, C);
   CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  launch_split<T>(m, n, k, 1, A, B, C, stream);
+}
+
+// How many blocks of T's shape an SM holds at once (registers and shared memory decide).
+template <class T>
+int blocks_per_sm() {
+  prepare<T>();
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tensor_core_tiles<T, 2>, T::kThreads, T::kSharedBytes));
+  return blocks;
 }
 
 // 128x128 of C per block of 8 warps, each warp 32x64 (2 x 8 products of 16x8x16), k-tiles of 32 in
@@ -257,3 +282,11 @@ constexpr MatmulVariant kSweep[] = {
     {"gpu7_4warps", launch<Tiling<128, 64, 32, 4, 1, 2, 16>>},    // 128x64 tiles: two blocks per SM
 };
 const MatmulCode matmul_gpu7{matmult_gpu7, launch<Default>, kSweep};
+
+// The kernel in three tile shapes, for the types built on it (gpu8).
+template <class T>
+constexpr TensorCoreTiles tiles_of() {
+  return {T::BM, T::BN, T::BK, blocks_per_sm<T>, launch_split<T>};
+}
+const TensorCoreTiles gpu7_tiles[kGpu7TileShapes] = {tiles_of<Default>(), tiles_of<Tiling<128, 64, 32, 4, 1, 2, 16>>(),
+                                                     tiles_of<Tiling<64, 64, 32, 2, 2, 3, 16>>()};

@@ -138,3 +138,62 @@ TEST(SanitizerTarget, TiledKernelWithoutItsSecondBarrier) {
   const testing::AssertionResult numbers = matches_reference(no_barrier, {96, 80, 112});
   RecordProperty("numbers", numbers ? "right" : "wrong");
 }
+
+// gpu8's split of k: every share's partial products added once. Two wrong sums, each right
+// where k is one share: the last share left out, or the first one added twice.
+namespace {
+
+template <bool FIRST_TWICE>
+__global__ void sums_shares_wrongly(long long count, int shares, const double* slices, double* C) {
+  const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  double sum = 0;
+  for (int z = 0; z < shares - 1; ++z) sum += slices[z * count + e];  // wrong: the last share is left out ...
+  if (FIRST_TWICE) sum += slices[(shares - 1) * count + e] + slices[e];  // ... or the first one comes twice
+  C[e] = sum;
+}
+
+template <bool FIRST_TWICE>
+void split_k_summed_wrongly(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  constexpr int kShares = 4;
+  const long long count = (long long)m * n;
+  double* slices = nullptr;
+  CUDA_CHECK(cudaMalloc(&slices, size_t(count) * kShares * sizeof(double)));
+  gpu7_tiles[0].launch(m, n, k, kShares, A, B, slices, stream);
+  sums_shares_wrongly<FIRST_TWICE><<<int((count + 255) / 256), 256, 0, stream>>>(count, kShares, slices, C);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaFree(slices));
+}
+
+const MatmulStage share_lost = {{"wrong-share-lost", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                MatmulCode{nullptr, split_k_summed_wrongly<false>}};
+const MatmulStage share_twice = {{"wrong-share-twice", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                 MatmulCode{nullptr, split_k_summed_wrongly<true>}};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongType, SplitOfKThatLosesOrRepeatsAShare) {
+  try {
+    EXPECT_FALSE(matches_reference(share_lost, {100, 37, 1000}));
+    EXPECT_FALSE(matches_reference(share_twice, {100, 37, 1000}));
+  } catch (const tut::NoDeviceError& e) {
+    GTEST_SKIP() << e.what();
+  }
+}
+
+// A type that plans each shape (gpu8), on the skinny ones (one tile row, or k of two k-tiles)
+// and k of 1, 7 and 4097 (one past the k-tiles), in every plan its sweep forces.
+TEST_P(MatmulTypeTest, MatchesReferenceOnSkinnyShapesAndOddK) {
+  if (!GetParam()->code.plan) GTEST_SKIP() << "the type runs every shape the same way (only gpu8 plans)";
+  try {
+    for (const MatmulStage& s : type_and_variants(*GetParam()))
+      for (const Shape& sh : {Shape{64, 2048, 2048}, Shape{2048, 2048, 64}, Shape{1024, 64, 2048}, Shape{130, 70, 1},
+                              Shape{130, 70, 7}, Shape{37, 45, 4097}}) {
+        const testing::AssertionResult ok = matches_reference(s, sh);
+        EXPECT_TRUE(ok);
+        if (!ok) return;
+      }
+  } catch (const tut::NoDeviceError& e) {
+    GTEST_SKIP() << e.what();
+  }
+}
