@@ -197,3 +197,46 @@ TEST_P(MatmulTypeTest, MatchesReferenceOnSkinnyShapesAndOddK) {
     GTEST_SKIP() << e.what();
   }
 }
+
+// gpu9's pipeline, with the mistake it must not make: a piece of C copied back on its own stream
+// without waiting for the event of its product. The product is held back (a kernel that spins
+// for a few milliseconds first, as on a busy GPU), so the copy reads C before the product is in
+// it, every time.
+namespace {
+
+__global__ void hold_back(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+void copies_c_back_before_its_product(int m, int n, int k, double* A, double* B, double* C) {
+  tut::DeviceBuffer<double> dA(size_t(m) * k), dB(size_t(k) * n), dC(size_t(m) * n);
+  dA.upload(A);
+  dB.upload(B);
+  CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
+  cudaStream_t compute, out;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
+  hold_back<<<1, 1, 0, compute>>>(10'000'000);
+  gpu7_tiles[0].launch(m, n, k, 1, dA.get(), dB.get(), dC.get(), compute);
+  // wrong: `out` should wait for an event recorded on `compute` after the product
+  CUDA_CHECK(cudaMemcpyAsync(C, dC.get(), dC.bytes(), cudaMemcpyDeviceToHost, out));
+  CUDA_CHECK(cudaStreamSynchronize(out));
+  CUDA_CHECK(cudaStreamSynchronize(compute));
+  CUDA_CHECK(cudaStreamDestroy(compute));
+  CUDA_CHECK(cudaStreamDestroy(out));
+}
+
+const MatmulStage early_copy_back = {{"wrong-early-copy-back", "", tut::Side::gpu, "tests/02-matmul/test_gpu.cu"},
+                                     MatmulCode{copies_c_back_before_its_product}};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongType, CopyOfCThatDoesNotWaitForItsProduct) {
+  try {
+    EXPECT_FALSE(matches_reference(early_copy_back, {100, 37, 129}));
+  } catch (const tut::NoDeviceError& e) {
+    GTEST_SKIP() << e.what();
+  }
+}

@@ -1,0 +1,174 @@
+// matmul gpu9: the course's host-to-host call, its copies hidden behind each other and the products.
+//   run:  build/chapters/02-matmul/matmult_f gpu9 4096 4096 4096
+//   test: meson test -C build matmul-gpu9 matmul-gpu9-idea --print-errorlogs
+// Change from gpu8: the kernel stays (gpu8's plan); what changes is the way to and from it. The
+// course passes ordinary (pageable) host memory, which the GPU's copy engine cannot read by
+// itself: cudaMemcpy from it goes through a driver buffer, one piece after the other, while
+// nothing else happens. gpu9 keeps a few pinned (page-locked) staging slots, which the copy
+// engine reads and writes at the bus's full rate, and works as a pipeline on three streams:
+//   the CPU copies a slice of B, then of A, into a free slot (all cores at once) while the copy
+//   engine moves the slot before it to the GPU (stream `in`);
+//   C is cut into pieces of rows; the product of piece p starts as soon as its rows of A are
+//   there (stream `compute` waits for that copy's event, cudaStreamWaitEvent), while the rows of
+//   the next piece are still coming in;
+//   each piece of C goes back (stream `out`, after its product's event) into slots that the CPU
+//   empties into the caller's C while later pieces are computed.
+// The GPU's buffers and the slots are kept from call to call (a library's workspace), so a call
+// allocates nothing once the sizes have been seen.
+// Why it should help: host to host at 4096^3, the copies of A, B and C are nearly all of the
+// time (gpulib spends 2 ms multiplying and tens of ms copying); pinned copies are faster, and
+// copies that overlap cost only the longest of them.
+// What still limits it: every byte crosses the CPU's memory twice (caller's array <-> slot), so
+// the CPU's copy rate and the bus's rate, whichever is lower, bound the call; B must be whole on
+// the GPU before the first product.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include "check.h"
+#include "matmul.h"
+
+namespace {
+
+constexpr size_t kSlotDoubles = size_t(1) << 20;  // 8 MiB a slot
+constexpr int kSlots = 4;
+constexpr int kPieces = 8;  // C cut into this many pieces of rows (of whole 128-row tiles)
+
+// What a call reuses: the GPU's buffers (grown when a larger problem comes), the pinned slots,
+// the streams, and an event per slot (its last copy done) and per piece. Never freed: it lives
+// as long as the process, as a library's workspace does.
+struct Workspace {
+  double *A = nullptr, *B = nullptr, *C = nullptr;
+  size_t a_size = 0, b_size = 0, c_size = 0;
+  double* slot[kSlots];
+  cudaEvent_t slot_done[kSlots], a_ready[kPieces], c_ready[kPieces];
+  cudaStream_t in, compute, out;
+  int next = 0;  // the slot to use next, round the ring
+};
+
+Workspace& workspace() {
+  static Workspace* w = [] {
+    auto* w = new Workspace;
+    for (int s = 0; s < kSlots; ++s) {
+      CUDA_CHECK(cudaMallocHost(&w->slot[s], kSlotDoubles * sizeof(double)));
+      CUDA_CHECK(cudaEventCreateWithFlags(&w->slot_done[s], cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventRecord(w->slot_done[s]));  // free from the start
+    }
+    for (int p = 0; p < kPieces; ++p) {
+      CUDA_CHECK(cudaEventCreateWithFlags(&w->a_ready[p], cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventCreateWithFlags(&w->c_ready[p], cudaEventDisableTiming));
+    }
+    for (cudaStream_t* s : {&w->in, &w->compute, &w->out}) CUDA_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    return w;
+  }();
+  return *w;
+}
+
+void grow(double*& buffer, size_t& size, size_t doubles) {
+  if (doubles <= size) return;
+  if (buffer) CUDA_CHECK(cudaFree(buffer));
+  CUDA_CHECK(cudaMalloc(&buffer, doubles * sizeof(double)));
+  size = doubles;
+}
+
+// memcpy with every core: the CPU's share of the pipeline is its copies, and one core alone is
+// slower than the bus.
+void copy_on_all_cores(double* to, const double* from, size_t count) {
+  constexpr size_t kPart = size_t(1) << 16;  // 512 KiB
+  const long long parts = (long long)((count + kPart - 1) / kPart);
+#pragma omp parallel for schedule(static)
+  for (long long q = 0; q < parts; ++q) {
+    const size_t at = size_t(q) * kPart;
+    std::memcpy(to + at, from + at, std::min(kPart, count - at) * sizeof(double));
+  }
+}
+
+// The next slot of the ring, once its last copy is done.
+int free_slot(Workspace& w) {
+  const int s = w.next;
+  w.next = (s + 1) % kSlots;
+  CUDA_CHECK(cudaEventSynchronize(w.slot_done[s]));
+  return s;
+}
+
+// count doubles from the caller's memory to the GPU on stream `in`, a slot at a time: the CPU
+// fills one slot while the copy engine empties the one before.
+void upload(Workspace& w, double* device, const double* host, size_t count) {
+  for (size_t done = 0; done < count; done += kSlotDoubles) {
+    const size_t n = std::min(kSlotDoubles, count - done);
+    const int s = free_slot(w);
+    copy_on_all_cores(w.slot[s], host + done, n);
+    CUDA_CHECK(cudaMemcpyAsync(device + done, w.slot[s], n * sizeof(double), cudaMemcpyHostToDevice, w.in));
+    CUDA_CHECK(cudaEventRecord(w.slot_done[s], w.in));
+  }
+}
+
+// count doubles from the GPU to the caller's memory on stream `out`: all the ring's slots in
+// flight, each emptied by the CPU as soon as its copy has landed.
+void download(Workspace& w, double* host, const double* device, size_t count) {
+  struct InFlight {
+    int slot;
+    size_t at, n;
+  };
+  std::deque<InFlight> in_flight;
+  const auto land_oldest = [&] {
+    const InFlight f = in_flight.front();
+    in_flight.pop_front();
+    CUDA_CHECK(cudaEventSynchronize(w.slot_done[f.slot]));
+    copy_on_all_cores(host + f.at, w.slot[f.slot], f.n);
+  };
+  for (size_t done = 0; done < count; done += kSlotDoubles) {
+    if (in_flight.size() == kSlots - 1) land_oldest();
+    const size_t n = std::min(kSlotDoubles, count - done);
+    const int s = free_slot(w);
+    CUDA_CHECK(cudaMemcpyAsync(w.slot[s], device + done, n * sizeof(double), cudaMemcpyDeviceToHost, w.out));
+    CUDA_CHECK(cudaEventRecord(w.slot_done[s], w.out));
+    in_flight.push_back({s, done, n});
+  }
+  while (!in_flight.empty()) land_oldest();
+}
+
+// On data already on the GPU there is nothing to overlap: the device-only time is gpu8's.
+void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  matmul_gpu8.device(m, n, k, A, B, C, stream);
+}
+
+}  // namespace
+
+extern "C" void matmult_gpu9(int m, int n, int k, double* A, double* B, double* C) {
+  if (m <= 0 || n <= 0) return;
+  Workspace& w = workspace();
+  grow(w.A, w.a_size, size_t(m) * k);
+  grow(w.B, w.b_size, size_t(k) * n);
+  grow(w.C, w.c_size, size_t(m) * n);
+  // Pieces of whole 128-row tiles; fewer pieces where m is small.
+  const int rows = std::max(128, (m + kPieces - 1) / kPieces + 127) / 128 * 128;
+  const int pieces = (m + rows - 1) / rows;
+  const auto first_row = [&](int p) { return p * rows; };
+  const auto rows_of = [&](int p) { return std::min(rows, m - p * rows); };
+
+  // EXERCISE: B whole, then each piece's rows of A on stream `in` (record a_ready[p] after a
+  //   piece); each piece's product on stream `compute` once its rows are there (wait for
+  //   a_ready[p]; gpu8's launcher on the piece), then record c_ready[p]; then each piece of C
+  //   back on stream `out` once its product is done (wait for c_ready[p]), into the caller's C
+  upload(w, w.B, B, size_t(k) * n);
+  for (int p = 0; p < pieces; ++p) {
+    upload(w, w.A + size_t(first_row(p)) * k, A + size_t(first_row(p)) * k, size_t(rows_of(p)) * k);
+    CUDA_CHECK(cudaEventRecord(w.a_ready[p], w.in));
+    CUDA_CHECK(cudaStreamWaitEvent(w.compute, w.a_ready[p]));
+    matmul_gpu8.device(rows_of(p), n, k, w.A + size_t(first_row(p)) * k, w.B, w.C + size_t(first_row(p)) * n,
+                       w.compute);
+    CUDA_CHECK(cudaEventRecord(w.c_ready[p], w.compute));
+  }
+  for (int p = 0; p < pieces; ++p) {
+    CUDA_CHECK(cudaStreamWaitEvent(w.out, w.c_ready[p]));
+    download(w, C + size_t(first_row(p)) * n, w.C + size_t(first_row(p)) * n, size_t(rows_of(p)) * n);
+  }
+
+  CUDA_CHECK(cudaStreamSynchronize(w.out));  // a fault in a product surfaces here
+  CUDA_CHECK(cudaStreamSynchronize(w.compute));
+}
+
+const MatmulCode matmul_gpu9{matmult_gpu9, launch};
