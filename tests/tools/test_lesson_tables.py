@@ -389,6 +389,26 @@ def shape(k):
     return {"m": m, "n": n, "k": kk}
 
 
+MATMUL_H100 = "chapters/02-matmul/results/h100_matmul.csv"  # gpu8 and gpu9, past the course
+
+
+def mm_shape(k):
+    """ "1024^3" or "1000 x 3000 x 500" -> the CSV's m, n, k."""
+    cell = k["shape"]
+    if cell.endswith("^3"):
+        return square(cell[:-2])
+    m, n, kk = (part.strip() for part in cell.split("x"))
+    return {"m": m, "n": n, "k": kk}
+
+
+def mm_h100(column, t, scale=1.0):
+    return lambda k, s: s.num(column, type=t, **mm_shape(k)) * scale
+
+
+def mm_h100_text(column, t):
+    return lambda k, s: s.find(type=t, **mm_shape(k))[column]
+
+
 def mm_ncu(f):
     def value(k, s):
         return f(s.find(type=k["type"]))
@@ -667,6 +687,18 @@ TABLES = [
               Col("host to host GFLOP/s", mm("host_gflops"), 0)]),
     *[Table("chapters/02-matmul/README.md", f"{t} and its variants", f"{t} and its variants, device-only", MATMUL,
             first_word("type"), [Col(size, mm_at(size), 0) for size in MM_SIZES]) for t in ("gpu4", "gpu7")],
+    Table("chapters/02-matmul/README.md", "gpu8 on every shape", "The plan it chose is the last column", MATMUL_H100,
+          whole("shape"), [Col("cuBLAS TFLOP/s", mm_h100("device_gflops", "gpulib", 1e-3), 1),
+                           Col("gpu7 TFLOP/s", mm_h100("device_gflops", "gpu7", 1e-3), 1),
+                           Col("gpu7 % of cuBLAS", mm_h100("fraction_of_ceiling", "gpu7", 100), 0),
+                           Col("gpu8 TFLOP/s", mm_h100("device_gflops", "gpu8", 1e-3), 1),
+                           Col("gpu8 % of cuBLAS", mm_h100("fraction_of_ceiling", "gpu8", 100), 0),
+                           Col("gpu8's plan", mm_h100_text("plan", "gpu8"))]),
+    Table("chapters/02-matmul/README.md", "host to host, gpu9", "Host to host, from the same run", MATMUL_H100,
+          lambda row: {"shape": clean(row["N"]) + "^3"},
+          [Col(t, mm_h100("host_ms", t), 1) for t in ("gpulib", "gpu7", "gpu8", "gpu9")] +
+          [Col("gpu9 vs gpulib", lambda k, s: mm_h100("host_ms", "gpulib")(k, s) / mm_h100("host_ms", "gpu9")(k, s), 1),
+           Col("product alone (gpu8)", mm_h100("device_ms", "gpu8"), 1)]),
     Table("chapters/02-matmul/README.md", "Nsight Compute at N = 4096", "### What Nsight Compute sees (N = 4096)",
           "chapters/02-matmul/results/h200_matmul_ncu.csv", first_word("type"), reader=read_ncu, cols=[
               Col("ms", mm_ncu(lambda r: r["gpu__time_duration.sum"] / 1e6), 2),
