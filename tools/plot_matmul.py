@@ -3,17 +3,20 @@
 (the CSV of tools/profile_matmul.sh).
 
 Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv]
+       plot_matmul.py --timeline TIMELINE.csv --png OUT.png
   --png       GFLOP/s against N (square matrices, log-log): device only (solid) and host to
               host through the course interface (dashed), OpenBLAS on the CPU for reference,
               and the FP64 FMA (measured in the same run) and FP64 tensor (theoretical) peaks
   --markdown  the tables of the lesson: every type at N = 1024 and 4096, the progression at
               4096 and 8192 against the peaks and cuBLAS, each type's variants (matmul_bench's sweeps)
   --ncu       the Nsight Compute table: time, traffic, bank conflicts, pipes, stalls, limiter
+  --timeline  gpu9's timeline of one call (MATMUL_GPU9_TIMELINE=FILE matmult_f gpu9 ...): the
+              CPU's copies and the three streams' copies and products, one lane each (--png)
 """
 import functools
 
 import chapters
-from plotting import Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
+from plotting import InputError, Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
 
 
 def plotted(rows):
@@ -171,13 +174,44 @@ def ncu_table(path):
     print()
 
 
+TIMELINE_LANES = ("cpu", "in", "compute", "out")
+TIMELINE_COLOURS = {"B": "tab:blue", "A": "tab:green", "product": "tab:red", "C": "tab:purple"}
+
+
+def timeline(path, out):
+    """One bar per span, a lane per stream (and the CPU), coloured by what moves."""
+    rows = load(path)
+    for column in ("lane", "what", "start_ms", "end_ms"):
+        if column not in rows[0]:
+            raise InputError(f"{path}: no column {column!r} (not a gpu9 timeline?)")
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(11, 3.2))
+    for r in rows:
+        y = TIMELINE_LANES.index(r["lane"])
+        start, end = float(r["start_ms"]), float(r["end_ms"])
+        ax.barh(y, end - start, left=start, height=0.6, color=TIMELINE_COLOURS.get(r["what"], "grey"))
+    ax.set_yticks(range(len(TIMELINE_LANES)), ["CPU copies", "stream in", "stream compute", "stream out"])
+    ax.invert_yaxis()
+    ax.set_xlabel("ms from the call's start")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in TIMELINE_COLOURS.values()]
+    ax.legend(handles, ["B", "A", "product", "C"], loc="lower right", ncol=4)
+    ax.set_title("gpu9, one call host to host: copies and products overlapped")
+    save(fig, out)
+
+
 def main(argv):
     parser = Parser(__doc__)
     parser.add_argument("result", nargs="?", metavar="RESULT.csv")
     parser.add_argument("--png", metavar="OUT.png")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--ncu", metavar="PROFILE.csv")
+    parser.add_argument("--timeline", metavar="TIMELINE.csv")
     args = parser.parse_args(argv)
+    if args.timeline:
+        if not args.png:
+            parser.error("--timeline draws a picture: give --png OUT.png")
+        timeline(args.timeline, args.png)
+        return 0
     if not args.result and not args.ncu:
         parser.error("give RESULT.csv, --ncu PROFILE.csv, or both")
     if args.ncu:

@@ -1,6 +1,8 @@
 // matmul gpu9: the course's host-to-host call, its copies hidden behind each other and the products.
 //   run:  build/chapters/02-matmul/matmult_f gpu9 4096 4096 4096
 //   test: meson test -C build matmul-gpu9 matmul-gpu9-idea --print-errorlogs
+//   timeline of a call: MATMUL_GPU9_TIMELINE=t.csv build/chapters/02-matmul/matmult_f gpu9 4096 4096 4096,
+//     then tools/plot_matmul.py --timeline t.csv --png t.png
 // Change from gpu8: the kernel stays (gpu8's plan); what changes is the way to and from it. The
 // course passes ordinary (pageable) host memory, which the GPU's copy engine cannot read by
 // itself: cudaMemcpy from it goes through a driver buffer, one piece after the other, while
@@ -24,8 +26,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "check.h"
 #include "matmul.h"
@@ -39,6 +47,75 @@ constexpr int kPieces = 8;  // C cut into this many pieces of rows (of whole 128
 // What a call reuses: the GPU's buffers (grown when a larger problem comes), the pinned slots,
 // the streams, and an event per slot (its last copy done) and per piece. Never freed: it lives
 // as long as the process, as a library's workspace does.
+// When MATMUL_GPU9_TIMELINE names a file, each call writes there when each of its copies and
+// products ran, for the lesson's picture (tools/plot_matmul.py --timeline): a line per span,
+// lane (cpu, in, compute, out), what, start and end in ms from the call's start. GPU spans are
+// timed by events around them, the CPU's by the host clock from the moment the first event ran.
+class Timeline {
+ public:
+  bool on() const { return !path_.empty(); }
+  void start(cudaStream_t stream) {
+    if (!on()) return;
+    spans_.clear();
+    CUDA_CHECK(cudaEventCreate(&origin_));
+    CUDA_CHECK(cudaEventRecord(origin_, stream));
+    CUDA_CHECK(cudaEventSynchronize(origin_));
+    host_origin_ = std::chrono::steady_clock::now();
+  }
+  // Runs enqueue (work for `stream`) between two events, or `work` on the CPU between two clock readings.
+  template <class F>
+  void gpu(const char* lane, const char* what, cudaStream_t stream, F enqueue) {
+    if (!on()) return enqueue();
+    Span span{lane, what};
+    CUDA_CHECK(cudaEventCreate(&span.begin));
+    CUDA_CHECK(cudaEventCreate(&span.end));
+    CUDA_CHECK(cudaEventRecord(span.begin, stream));
+    enqueue();
+    CUDA_CHECK(cudaEventRecord(span.end, stream));
+    spans_.push_back(span);
+  }
+  template <class F>
+  void cpu(const char* what, F work) {
+    if (!on()) return work();
+    const auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_origin_).count(); };
+    Span span{"cpu", what};
+    span.host_start = ms();
+    work();
+    span.host_end = ms();
+    spans_.push_back(span);
+  }
+  void write() {
+    if (!on()) return;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    FILE* out = std::fopen(path_.c_str(), "w");
+    if (!out) throw std::runtime_error("matmult_gpu9: cannot write the timeline to " + path_);
+    std::fprintf(out, "lane,what,start_ms,end_ms\n");
+    for (Span& s : spans_) {
+      float begin = float(s.host_start), end = float(s.host_end);
+      if (s.begin) {
+        CUDA_CHECK(cudaEventElapsedTime(&begin, origin_, s.begin));
+        CUDA_CHECK(cudaEventElapsedTime(&end, origin_, s.end));
+        CUDA_CHECK(cudaEventDestroy(s.begin));
+        CUDA_CHECK(cudaEventDestroy(s.end));
+      }
+      std::fprintf(out, "%s,%s,%.4f,%.4f\n", s.lane, s.what, begin, end);
+    }
+    std::fclose(out);
+    CUDA_CHECK(cudaEventDestroy(origin_));
+  }
+
+ private:
+  struct Span {
+    const char *lane, *what;
+    cudaEvent_t begin = nullptr, end = nullptr;
+    double host_start = 0, host_end = 0;
+  };
+  std::string path_ = std::getenv("MATMUL_GPU9_TIMELINE") ? std::getenv("MATMUL_GPU9_TIMELINE") : "";
+  std::vector<Span> spans_;
+  cudaEvent_t origin_ = nullptr;
+  std::chrono::steady_clock::time_point host_origin_;
+};
+
 struct Workspace {
   double *A = nullptr, *B = nullptr, *C = nullptr;
   size_t a_size = 0, b_size = 0, c_size = 0;
@@ -46,6 +123,7 @@ struct Workspace {
   cudaEvent_t slot_done[kSlots], a_ready[kPieces], c_ready[kPieces];
   cudaStream_t in, compute, out;
   int next = 0;  // the slot to use next, round the ring
+  Timeline timeline;
 };
 
 Workspace& workspace() {
@@ -95,12 +173,14 @@ int free_slot(Workspace& w) {
 
 // count doubles from the caller's memory to the GPU on stream `in`, a slot at a time: the CPU
 // fills one slot while the copy engine empties the one before.
-void upload(Workspace& w, double* device, const double* host, size_t count) {
+void upload(Workspace& w, double* device, const double* host, size_t count, const char* what) {
   for (size_t done = 0; done < count; done += kSlotDoubles) {
     const size_t n = std::min(kSlotDoubles, count - done);
     const int s = free_slot(w);
-    copy_on_all_cores(w.slot[s], host + done, n);
-    CUDA_CHECK(cudaMemcpyAsync(device + done, w.slot[s], n * sizeof(double), cudaMemcpyHostToDevice, w.in));
+    w.timeline.cpu(what, [&] { copy_on_all_cores(w.slot[s], host + done, n); });
+    w.timeline.gpu("in", what, w.in, [&] {
+      CUDA_CHECK(cudaMemcpyAsync(device + done, w.slot[s], n * sizeof(double), cudaMemcpyHostToDevice, w.in));
+    });
     CUDA_CHECK(cudaEventRecord(w.slot_done[s], w.in));
   }
 }
@@ -117,13 +197,15 @@ void download(Workspace& w, double* host, const double* device, size_t count) {
     const InFlight f = in_flight.front();
     in_flight.pop_front();
     CUDA_CHECK(cudaEventSynchronize(w.slot_done[f.slot]));
-    copy_on_all_cores(host + f.at, w.slot[f.slot], f.n);
+    w.timeline.cpu("C", [&] { copy_on_all_cores(host + f.at, w.slot[f.slot], f.n); });
   };
   for (size_t done = 0; done < count; done += kSlotDoubles) {
     if (in_flight.size() == kSlots - 1) land_oldest();
     const size_t n = std::min(kSlotDoubles, count - done);
     const int s = free_slot(w);
-    CUDA_CHECK(cudaMemcpyAsync(w.slot[s], device + done, n * sizeof(double), cudaMemcpyDeviceToHost, w.out));
+    w.timeline.gpu("out", "C", w.out, [&] {
+      CUDA_CHECK(cudaMemcpyAsync(w.slot[s], device + done, n * sizeof(double), cudaMemcpyDeviceToHost, w.out));
+    });
     CUDA_CHECK(cudaEventRecord(w.slot_done[s], w.out));
     in_flight.push_back({s, done, n});
   }
@@ -148,18 +230,21 @@ extern "C" void matmult_gpu9(int m, int n, int k, double* A, double* B, double* 
   const int pieces = (m + rows - 1) / rows;
   const auto first_row = [&](int p) { return p * rows; };
   const auto rows_of = [&](int p) { return std::min(rows, m - p * rows); };
+  w.timeline.start(w.in);
 
   // EXERCISE: B whole, then each piece's rows of A on stream `in` (record a_ready[p] after a
   //   piece); each piece's product on stream `compute` once its rows are there (wait for
   //   a_ready[p]; gpu8's launcher on the piece), then record c_ready[p]; then each piece of C
   //   back on stream `out` once its product is done (wait for c_ready[p]), into the caller's C
-  upload(w, w.B, B, size_t(k) * n);
+  upload(w, w.B, B, size_t(k) * n, "B");
   for (int p = 0; p < pieces; ++p) {
-    upload(w, w.A + size_t(first_row(p)) * k, A + size_t(first_row(p)) * k, size_t(rows_of(p)) * k);
+    upload(w, w.A + size_t(first_row(p)) * k, A + size_t(first_row(p)) * k, size_t(rows_of(p)) * k, "A");
     CUDA_CHECK(cudaEventRecord(w.a_ready[p], w.in));
     CUDA_CHECK(cudaStreamWaitEvent(w.compute, w.a_ready[p]));
-    matmul_gpu8.device(rows_of(p), n, k, w.A + size_t(first_row(p)) * k, w.B, w.C + size_t(first_row(p)) * n,
-                       w.compute);
+    w.timeline.gpu("compute", "product", w.compute, [&] {
+      matmul_gpu8.device(rows_of(p), n, k, w.A + size_t(first_row(p)) * k, w.B, w.C + size_t(first_row(p)) * n,
+                         w.compute);
+    });
     CUDA_CHECK(cudaEventRecord(w.c_ready[p], w.compute));
   }
   for (int p = 0; p < pieces; ++p) {
@@ -169,6 +254,7 @@ extern "C" void matmult_gpu9(int m, int n, int k, double* A, double* B, double* 
 
   CUDA_CHECK(cudaStreamSynchronize(w.out));  // a fault in a product surfaces here
   CUDA_CHECK(cudaStreamSynchronize(w.compute));
+  w.timeline.write();
 }
 
 const MatmulCode matmul_gpu9{matmult_gpu9, launch};
