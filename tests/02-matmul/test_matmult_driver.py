@@ -90,7 +90,7 @@ else:
     r = run(["lib", "8", "8", "8"], MFLOPS_MIN_T="0.2")  # repeats until 0.2 s have passed
     if r.returncode != 0:
         failures.append("MFLOPS_MIN_T=0.2 failed")
-    for args, env in ((["gpu9", "4", "4", "4"], {}), (["nat", "-1", "4", "4"], {}), (["nat", "4", "x", "4"], {}),
+    for args, env in ((["gpu99", "4", "4", "4"], {}), (["nat", "-1", "4", "4"], {}), (["nat", "4", "x", "4"], {}),
                       (["nat", "4", "4"], {}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "-1"}),
                       (["nat", "4", "4", "4"], {"MFLOPS_MAX_IT": "abc"}),
                       (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "inf"}), (["nat", "4", "4", "4"], {"MFLOPS_MIN_T": "1e9"}),
