@@ -187,6 +187,8 @@ def timeline(path, out):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(11, 3.2))
     for r in rows:
+        if r["lane"] not in TIMELINE_LANES:
+            raise InputError(f"{path}: lane {r['lane']!r} is none of {', '.join(TIMELINE_LANES)}")
         y = TIMELINE_LANES.index(r["lane"])
         start, end = float(r["start_ms"]), float(r["end_ms"])
         ax.barh(y, end - start, left=start, height=0.6, color=TIMELINE_COLOURS.get(r["what"], "grey"))
@@ -194,7 +196,7 @@ def timeline(path, out):
     ax.invert_yaxis()
     ax.set_xlabel("ms from the call's start")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in TIMELINE_COLOURS.values()]
-    ax.legend(handles, ["B", "A", "product", "C"], loc="lower right", ncol=4)
+    ax.legend(handles, list(TIMELINE_COLOURS), loc="lower right", ncol=len(TIMELINE_COLOURS))
     ax.set_title("gpu9, one call host to host: copies and products overlapped")
     save(fig, out)
 

@@ -394,11 +394,8 @@ MATMUL_H100 = "chapters/02-matmul/results/h100_matmul.csv"  # gpu8 and gpu9, pas
 
 def mm_shape(k):
     """ "1024^3" or "1000 x 3000 x 500" -> the CSV's m, n, k."""
-    cell = k["shape"]
-    if cell.endswith("^3"):
-        return square(cell[:-2])
-    m, n, kk = (part.strip() for part in cell.split("x"))
-    return {"m": m, "n": n, "k": kk}
+    cell = k["shape"].replace(" ", "")
+    return square(cell[:-2]) if cell.endswith("^3") else shape({"shape": cell})
 
 
 def mm_h100(column, t, scale=1.0):
