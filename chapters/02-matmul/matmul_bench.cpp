@@ -5,7 +5,7 @@
 // FMA rate of chapter 00's `peak` is measured in the same run and noted with the results, beside
 // the FP64 tensor cores' theoretical rate. Without a GPU it times the CPU types (nat, lib)
 // host to host, says which types it left out and why, and measures no ceiling.
-//   run: build/chapters/02-matmul/matmul_bench [--min-n 16] [--max-n 8192] [--types all] [--csv]
+//   run: build/chapters/02-matmul/matmul_bench [--min-n 16] [--max-n 8192] [--types all] [--pinned-host] [--csv]
 #include <cblas.h>
 
 #include <algorithm>
@@ -71,9 +71,25 @@ bool close_to(const std::vector<double>& got, const std::vector<double>& want, i
   return tut::compare(got.data(), want.data(), {got.size(), 1, 1}, {tolerance, 0.0}).ok();
 }
 
+// The caller's array page-locked for the copy engine while it lives (with --pinned-host).
+class PageLocked {
+ public:
+  PageLocked(bool wanted, std::vector<double>& v) : data_(wanted ? v.data() : nullptr) {
+    if (data_) CUDA_CHECK(cudaHostRegister(data_, v.size() * sizeof(double), cudaHostRegisterDefault));
+  }
+  ~PageLocked() {
+    if (data_) cudaHostUnregister(data_);
+  }
+  PageLocked(const PageLocked&) = delete;
+  PageLocked& operator=(const PageLocked&) = delete;
+
+ private:
+  void* data_;
+};
+
 int bench_main(int argc, const char* const* argv) {
   int min_n = 16, max_n = 8192, nat_max = 512, gpu1_max = 256;
-  bool square_only = false;
+  bool square_only = false, pinned_host = false;
   std::string type_list = "all";
   tut::Format format = tut::Format::human;
   tut::Cli cli("matmul_bench", "Every matmult type over square sizes 16 .. --max-n and some non-square shapes:\n"
@@ -85,6 +101,8 @@ int bench_main(int argc, const char* const* argv) {
   cli.add_int("nat-max", &nat_max, "largest size for nat (one CPU core)", 1, 16384);
   cli.add_int("gpu1-max", &gpu1_max, "largest size for gpu1 (one GPU thread)", 1, 16384);
   cli.add_flag("square", &square_only, "square sizes only, without the non-square shapes");
+  cli.add_flag("pinned-host", &pinned_host,
+               "host arrays page-locked (cudaHostRegister): host to host at the pinned rate, no overlap");
   cli.add_format(&format);
   cli.parse(argc, argv);
   const std::vector<Timed> asked = select_types(type_list, timed_types());
@@ -113,8 +131,9 @@ int bench_main(int argc, const char* const* argv) {
                     {"device_ms", "device only", "ms", "%.3f"}, {"device_gflops", "device only", "GFLOP/s", "%.2f"},
                     {"cpu_threads", "CPU threads", "", "%.0f"}, {"check", "matches lib", ""}, {"plan", "plan", ""}}));
   table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
-  table.add_note("method", "median after a warm-up call; host to host: matmult_TYPE with host pointers (steady clock); "
-                           "device only: the same kernel on device buffers (CUDA events)");
+  table.add_note("method", std::string("median after a warm-up call; host to host: matmult_TYPE with host pointers (steady "
+                                       "clock), ") + (pinned_host && device.usable ? "page-locked" : "pageable") +
+                               "; device only: the same kernel on device buffers (CUDA events)");
   cudaStream_t stream = nullptr;
   if (device.usable) {
     const tut::ArithmeticRate fma = tut::measure_fma_rate<double>();  // the FP64 units' ceiling, this run
@@ -141,6 +160,8 @@ int bench_main(int argc, const char* const* argv) {
     tut::fill_random(A.data(), a_count, 11, -1.0, 1.0);
     tut::fill_random(B.data(), b_count, 12, -1.0, 1.0);
     matmult_lib(sh.m, sh.n, sh.k, A.data(), B.data(), reference.data());
+    const bool pin = pinned_host && device.usable;
+    const PageLocked pinned_A(pin, A), pinned_B(pin, B), pinned_C(pin, C);
     tut::DeviceBuffer<double> dA, dB, dC;  // only with a GPU: without one, no type here needs them
     if (device.usable) {
       dA = tut::DeviceBuffer<double>(a_count);
