@@ -9,17 +9,26 @@
 // 1024^3 gives gpu7 64 tiles: one wave with half the SMs idle. 64 x 4096 x 4096 gives 32 tiles,
 // each half empty (64 of its 128 rows). So gpu8 cuts k into shares as well (split-K): share z
 // of each tile's k-tiles is multiplied by a block of its own into a slice of partial products,
-// and a second kernel adds the slices into C. From the problem's shape and the SM count it picks
-// the tile shape and the number of shares with the fewest waves' worth of time, the sum's
-// traffic included (plan_for below). On the square sizes gpu7 was tuned for, that plan is gpu7.
+// and a second kernel adds the slices into C. Where the tiles make whole waves and a little more
+// (2017 x 1031 x 997: 144 tiles for 132 SMs), only the rows of tiles past the whole waves are
+// split: the first launch fills the waves with whole tiles, the second spreads the few tiles
+// left over many blocks (a data-parallel part and a split-K tail). From the problem's shape and
+// the SM count a model ranks the plans (tile shape, rows computed whole, number of shares) by
+// waves' worth of time, the sum's traffic included; the first call of a shape times the model's
+// best few and keeps the fastest (plan_for below), as a library's autotuner does. On the square
+// sizes gpu7 was tuned for, that plan is gpu7.
 // Why it should help: a wave whose SMs are all busy does the same work in less time; a split
 // makes blocks where the tiles are too few, and a smaller tile wastes less of a thin matrix.
 // What still limits it: a split costs the partial products' round trip through memory, and
-// blocks of smaller tiles reuse less of each loaded element; a shape whose tiles make one wave
-// and a little more still leaves SMs idle in the last one (stream-K would even the shares out).
+// blocks of smaller tiles reuse less of each loaded element; the tail's launch starts only when
+// the whole tiles' last wave ends (stream-K, one persistent launch with equal shares of all the
+// k-iterations, would not wait); the first call of each shape pays for timing a few plans.
 #include <algorithm>
-#include <cstdio>
+#include <array>
+#include <map>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "matmul.h"
@@ -37,28 +46,64 @@ constexpr double kLaunchSeconds = 3e-6;
 constexpr int kMostShares = 16;
 
 struct Plan {
-  int tiles = 0;   // which of gpu7_tiles
-  int shares = 1;  // k cut into this many shares of whole k-tiles
+  int tiles = 0;       // which of gpu7_tiles
+  int whole_rows = 0;  // rows of tiles computed with the whole of k, in a launch of their own
+  int shares = 1;      // the rows after them: k cut into this many shares of whole k-tiles
   double seconds = 0;
 };
 
-int multiprocessors() {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
+// What the GPU holds at once: SMs, and blocks of each tile shape per SM. Asked once: the
+// occupancy query is host work that would otherwise sit inside every call's time.
+struct Residency {
+  int sms = 0;
+  int per_sm[kGpu7TileShapes] = {};
+  long long slots(int tiles) const { return (long long)sms * per_sm[tiles]; }
+};
+
+const Residency& residency() {
+  static const Residency r = [] {
+    Residency r;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+    for (int t = 0; t < kGpu7TileShapes; ++t) r.per_sm[t] = std::max(1, gpu7_tiles[t].blocks_per_sm());
+    return r;
+  }();
+  return r;
 }
 
-// The plan the model gives the shortest time.
-Plan plan_for(int m, int n, int k) {
-  static const int sms = multiprocessors();
-  Plan best;
-  // TODO(exercise): for each tile shape and each number of shares (1 .. kMostShares, no more than k has
-  //   k-tiles), the time of ceil(blocks / resident blocks) waves of one block's share of the work,
-  //   plus, where there is more than one share, the shares' traffic (each slice written and read,
-  //   C written: (2 shares + 1) m n doubles) and the sum's launch; keep the fastest in `best`
+// The model's time for `rows` rows of tiles with k in `shares` shares: ceil(blocks / slots) waves
+// of one block's share of the work, plus, with more than one share, the shares' traffic (each
+// slice written and read, C written: (2 shares + 1) doubles per element) and the sum's launch.
+double modelled_seconds(int tiles, long long rows, int n, int k, int shares) {
+  const TensorCoreTiles& shape = gpu7_tiles[tiles];
+  const Residency& r = residency();
+  const long long blocks = rows * blocks_for(n, shape.bn) * shares;
+  const long long waves = (blocks + r.slots(tiles) - 1) / r.slots(tiles);
+  const double block_flops = 2.0 * shape.bm * shape.bn * blocks_for(blocks_for(k, shape.bk), shares) * shape.bk;
+  double seconds = waves * block_flops / (kFlopsPerSm * kTileSpeed[tiles] / r.per_sm[tiles]);
+  if (shares > 1) seconds += (2.0 * shares + 1) * rows * shape.bm * n * sizeof(double) / kBytesPerSecond + kLaunchSeconds;
+  return seconds;
+}
 
-  return best;
+// Rows of tiles that fill whole waves (none if the tiles make less than one wave).
+long long rows_in_whole_waves(int tiles, int m, int n) {
+  const TensorCoreTiles& shape = gpu7_tiles[tiles];
+  const long long columns = blocks_for(n, shape.bn), slots = residency().slots(tiles);
+  return blocks_for(m, shape.bm) * columns / slots * slots / columns;
+}
+
+// Every plan the model considers, the fastest by the model first.
+std::vector<Plan> ranked_plans(int m, int n, int k) {
+  std::vector<Plan> plans;
+  // TODO(exercise): for each tile shape, two ways to place the whole tiles: none (every row of tiles
+  //   split alike), or as many rows as fill whole waves (the rest, a tail, split); for each, each
+  //   number of shares (1 .. kMostShares, no more than k has k-tiles, no share left empty); the
+  //   time of the whole rows plus that of the split ones, into `plans`
+
+  if (plans.empty()) throw std::logic_error("gpu8: the model offered no plan for this shape");
+  std::stable_sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) { return a.seconds < b.seconds; });
+  return plans;
 }
 
 // C = the sum of `shares` slices of m n partial products (count = m n), one element per thread.
@@ -86,45 +131,112 @@ double* slices_for(size_t doubles, cudaStream_t stream) {
   return slices;
 }
 
-void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const double* B, double* C,
-                 cudaStream_t stream) {
-  const TensorCoreTiles& shape = gpu7_tiles[plan.tiles];
-  if (plan.shares == 1) {
-    shape.launch(m, n, k, 1, A, B, C, stream);
+// `rows` of C (from row `first`) with k in `shares` shares: the tiles' launch, and with more than
+// one share the slices it fills and their sum.
+void launch_part(const TensorCoreTiles& shape, int first, int rows, int n, int k, int shares, const double* A,
+                 const double* B, double* C, cudaStream_t stream) {
+  if (rows <= 0) return;
+  A += size_t(first) * k;
+  C += size_t(first) * n;
+  if (shares == 1) {
+    shape.launch(rows, n, k, 1, A, B, C, stream);
     return;
   }
-  const long long count = (long long)m * n;
-  double* slices = slices_for(size_t(count) * plan.shares, stream);
-  shape.launch(m, n, k, plan.shares, A, B, slices, stream);
+  const long long count = (long long)rows * n;
+  double* slices = slices_for(size_t(count) * shares, stream);
+  shape.launch(rows, n, k, shares, A, B, slices, stream);
   const int blocks = int(std::min<long long>((count + 255) / 256, 4096));  // the rest by striding
-  sum_shares<<<blocks, 256, 0, stream>>>(count, plan.shares, slices, C);
+  sum_shares<<<blocks, 256, 0, stream>>>(count, shares, slices, C);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaFreeAsync(slices, stream));
 }
 
+void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const double* B, double* C,
+                 cudaStream_t stream) {
+  const TensorCoreTiles& shape = gpu7_tiles[plan.tiles];
+  const int whole = std::min(m, plan.whole_rows * shape.bm);
+  launch_part(shape, 0, whole, n, k, 1, A, B, C, stream);
+  launch_part(shape, whole, m - whole, n, k, plan.shares, A, B, C, stream);
+}
+
+// The plan for a shape. The model ranks the plans but does not know everything that sets their
+// speed (odd k takes the kernel's one-double copies; two blocks on an SM share its units); so the
+// first call of each shape times the model's best few on the caller's buffers, the way a library's
+// autotuner does, and keeps the fastest for the calls after it. (C is written by each and last by
+// the plan kept. Not thread-safe: the course calls from one thread.)
+constexpr int kPlansTimed = 4;          // at most
+constexpr double kWithinModelled = 1.3;  // of the model's best time
+
+std::map<std::array<int, 3>, Plan>& tuned_plans() {
+  static std::map<std::array<int, 3>, Plan> plans;
+  return plans;
+}
+
+Plan plan_for(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  std::map<std::array<int, 3>, Plan>& tuned = tuned_plans();
+  const std::array<int, 3> shape{m, n, k};
+  if (const auto found = tuned.find(shape); found != tuned.end()) return found->second;
+  const std::vector<Plan> plans = ranked_plans(m, n, k);
+  cudaStreamCaptureStatus capture;
+  CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return plans.front();  // no timing inside a graph being captured
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  Plan best = plans.front();
+  float best_ms = 0;
+  for (size_t i = 0; i < plans.size() && i < kPlansTimed && plans[i].seconds <= kWithinModelled * plans.front().seconds; ++i) {
+    launch_plan(m, n, k, plans[i], A, B, C, stream);  // warm-up
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    for (int r = 0; r < 2; ++r) launch_plan(m, n, k, plans[i], A, B, C, stream);
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i == 0 || ms < best_ms) best = plans[i], best_ms = ms;
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return tuned[shape] = best;
+}
+
 void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  launch_plan(m, n, k, plan_for(m, n, k), A, B, C, stream);
+  launch_plan(m, n, k, plan_for(m, n, k, A, B, C, stream), A, B, C, stream);
 }
 
-// One plan forced, whatever the shape: the sweep's points (and the tests' split-K cases).
-template <int TILES, int SHARES>
+// One plan forced, whatever the shape: the sweep's points (and the tests' cases). TAIL: the rows
+// of tiles in whole waves computed whole and the rest split (where the tiles make less than a
+// wave, as in the tests' shapes: half the rows whole).
+template <int TILES, int SHARES, bool TAIL = false>
 void launch_forced(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  launch_plan(m, n, k, {TILES, std::min(SHARES, std::max(1, int(blocks_for(k, gpu7_tiles[TILES].bk)))), 0}, A, B, C, stream);
+  const TensorCoreTiles& shape = gpu7_tiles[TILES];
+  const int shares = std::min(SHARES, std::max(1, int(blocks_for(k, shape.bk))));
+  const long long rows = blocks_for(m, shape.bm), filled = rows_in_whole_waves(TILES, m, n);
+  const int whole = !TAIL ? 0 : int(filled > 0 && filled < rows ? filled : rows / 2);
+  launch_plan(m, n, k, {TILES, whole, shares, 0}, A, B, C, stream);
 }
 
-// The plan in words: "64x64 tiles, k in 4 shares: 256 blocks, 1 wave of 264".
+// The plan in words: "64x64 tiles, k in 4 shares: 256 blocks, 1 wave of 264", or, with whole
+// rows, "128x128 tiles: 14 rows whole (126 blocks, 1 wave of 132), 2 rows with k in 7 shares
+// (126 blocks, 1 wave)".
 std::string plan_text(int m, int n, int k) {
-  const Plan plan = plan_for(m, n, k);
+  const auto tuned = tuned_plans().find({m, n, k});  // the plan timed at the first call, else the model's
+  const Plan plan = tuned != tuned_plans().end() ? tuned->second : ranked_plans(m, n, k).front();
   const TensorCoreTiles& shape = gpu7_tiles[plan.tiles];
-  const long long blocks = (long long)blocks_for(m, shape.bm) * blocks_for(n, shape.bn) * plan.shares;
-  const long long slots = (long long)multiprocessors() * std::max(1, shape.blocks_per_sm());
-  char text[160];
-  std::snprintf(text, sizeof text, "%dx%d tiles, k in %d share%s: %lld blocks, %lld wave%s of %lld", shape.bm, shape.bn,
-                plan.shares, plan.shares > 1 ? "s" : "", blocks, (blocks + slots - 1) / slots,
-                (blocks + slots - 1) / slots > 1 ? "s" : "", slots);
-  return text;
+  const long long rows = blocks_for(m, shape.bm), columns = blocks_for(n, shape.bn), slots = residency().slots(plan.tiles);
+  const auto blocks_and_waves = [&](long long blocks) {
+    const long long waves = (blocks + slots - 1) / slots;
+    return std::to_string(blocks) + " blocks, " + std::to_string(waves) + (waves > 1 ? " waves" : " wave");
+  };
+  const std::string tiles = std::to_string(shape.bm) + "x" + std::to_string(shape.bn) + " tiles";
+  const std::string split = "k in " + std::to_string(plan.shares) + (plan.shares > 1 ? " shares" : " share");
+  const long long split_blocks = (rows - plan.whole_rows) * columns * plan.shares;
+  if (plan.whole_rows == 0) return tiles + ", " + split + ": " + blocks_and_waves(split_blocks) + " of " + std::to_string(slots);
+  return tiles + ": " + std::to_string(plan.whole_rows) + " rows whole (" + blocks_and_waves(plan.whole_rows * columns) +
+         " of " + std::to_string(slots) + "), " + std::to_string(rows - plan.whole_rows) + " rows with " + split + " (" +
+         blocks_and_waves(split_blocks) + ")";
 }
 
 }  // namespace
@@ -134,9 +246,11 @@ extern "C" void matmult_gpu8(int m, int n, int k, double* A, double* B, double* 
 }
 
 constexpr MatmulVariant kSweep[] = {
-    {"gpu8_128x128_split4", launch_forced<0, 4>},  // gpu7's tile, k in 4 shares
-    {"gpu8_128x64", launch_forced<1, 1>},          // 128x64 tiles, two blocks per SM
-    {"gpu8_64x64", launch_forced<2, 1>},           // 64x64 tiles
-    {"gpu8_64x64_split4", launch_forced<2, 4>},    // 64x64 tiles, k in 4 shares
+    {"gpu8_128x128_split4", launch_forced<0, 4>},        // gpu7's tile, k in 4 shares
+    {"gpu8_128x128_tail4", launch_forced<0, 4, true>},   // the rows of tiles in whole waves whole, the rest's k in 4 shares
+    {"gpu8_64x64_tail4", launch_forced<2, 4, true>},     // the same in 64x64 tiles
+    {"gpu8_128x64", launch_forced<1, 1>},                // 128x64 tiles, two blocks per SM
+    {"gpu8_64x64", launch_forced<2, 1>},                 // 64x64 tiles
+    {"gpu8_64x64_split4", launch_forced<2, 4>},          // 64x64 tiles, k in 4 shares
 };
 const MatmulCode matmul_gpu8{matmult_gpu8, launch, kSweep, plan_text};

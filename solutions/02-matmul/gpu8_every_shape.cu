@@ -11,17 +11,22 @@
 // (2017 x 1031 x 997: 144 tiles for 132 SMs), only the rows of tiles past the whole waves are
 // split: the first launch fills the waves with whole tiles, the second spreads the few tiles
 // left over many blocks (a data-parallel part and a split-K tail). From the problem's shape and
-// the SM count gpu8 picks the tile shape, the rows computed whole and the number of shares with
-// the fewest waves' worth of time, the sum's traffic included (plan_for below). On the square
+// the SM count a model ranks the plans (tile shape, rows computed whole, number of shares) by
+// waves' worth of time, the sum's traffic included; the first call of a shape times the model's
+// best few and keeps the fastest (plan_for below), as a library's autotuner does. On the square
 // sizes gpu7 was tuned for, that plan is gpu7.
 // Why it should help: a wave whose SMs are all busy does the same work in less time; a split
 // makes blocks where the tiles are too few, and a smaller tile wastes less of a thin matrix.
 // What still limits it: a split costs the partial products' round trip through memory, and
 // blocks of smaller tiles reuse less of each loaded element; the tail's launch starts only when
 // the whole tiles' last wave ends (stream-K, one persistent launch with equal shares of all the
-// k-iterations, would not wait).
+// k-iterations, would not wait); the first call of each shape pays for timing a few plans.
 #include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "matmul.h"
@@ -79,29 +84,41 @@ double modelled_seconds(int tiles, long long rows, int n, int k, int shares) {
   return seconds;
 }
 
-// The plan the model gives the shortest time.
-Plan plan_for(int m, int n, int k) {
-  Plan best;
+// Rows of tiles that fill whole waves (none if the tiles make less than one wave).
+long long rows_in_whole_waves(int tiles, int m, int n) {
+  const TensorCoreTiles& shape = gpu7_tiles[tiles];
+  const long long columns = blocks_for(n, shape.bn), slots = residency().slots(tiles);
+  return blocks_for(m, shape.bm) * columns / slots * slots / columns;
+}
+
+// Every plan the model considers, the fastest by the model first.
+std::vector<Plan> ranked_plans(int m, int n, int k) {
+  std::vector<Plan> plans;
   // EXERCISE: for each tile shape, two ways to place the whole tiles: none (every row of tiles
   //   split alike), or as many rows as fill whole waves (the rest, a tail, split); for each, each
   //   number of shares (1 .. kMostShares, no more than k has k-tiles, no share left empty); the
-  //   time of the whole rows plus that of the split ones; keep the fastest in `best`
+  //   time of the whole rows plus that of the split ones, into `plans`
   for (int t = 0; t < kGpu7TileShapes; ++t) {
     const TensorCoreTiles& shape = gpu7_tiles[t];
     const long long rows = blocks_for(m, shape.bm), columns = blocks_for(n, shape.bn);
     const int k_tiles = int(blocks_for(k, shape.bk));
-    const long long full_waves = rows * columns / residency().slots(t);
-    for (long long whole : {0LL, full_waves * residency().slots(t) / columns}) {
-      if (whole >= rows) continue;  // nothing left to split: the plain plan (whole = 0, one share) is that
+    const long long filled = rows_in_whole_waves(t, m, n);
+    std::vector<long long> wholes{0};
+    if (filled > 0 && filled < rows) wholes.push_back(filled);
+    for (const long long whole : wholes) {
       for (int shares = 1; shares <= std::min(kMostShares, k_tiles); ++shares) {
         const int share_tiles = int(blocks_for(k_tiles, shares));
         if (shares > 1 && int(blocks_for(k_tiles, share_tiles)) < shares) continue;  // an empty share: fewer do the same
+        if (whole > 0 && shares == 1) continue;  // two launches of whole tiles: the plain plan does that in one
         const double seconds = (whole ? modelled_seconds(t, whole, n, k, 1) : 0) + modelled_seconds(t, rows - whole, n, k, shares);
-        if (best.seconds == 0 || seconds < best.seconds) best = {t, int(whole), shares, seconds};
+        plans.push_back({t, int(whole), shares, seconds});
       }
     }
   }
-  return best;
+
+  if (plans.empty()) throw std::logic_error("gpu8: the model offered no plan for this shape");
+  std::stable_sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) { return a.seconds < b.seconds; });
+  return plans;
 }
 
 // C = the sum of `shares` slices of m n partial products (count = m n), one element per thread.
@@ -160,26 +177,71 @@ void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const d
   launch_part(shape, whole, m - whole, n, k, plan.shares, A, B, C, stream);
 }
 
-void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
-  if (m == 0 || n == 0) return;
-  launch_plan(m, n, k, plan_for(m, n, k), A, B, C, stream);
+// The plan for a shape. The model ranks the plans but does not know everything that sets their
+// speed (odd k takes the kernel's one-double copies; two blocks on an SM share its units); so the
+// first call of each shape times the model's best few on the caller's buffers, the way a library's
+// autotuner does, and keeps the fastest for the calls after it. (C is written by each and last by
+// the plan kept. Not thread-safe: the course calls from one thread.)
+constexpr int kPlansTimed = 4;          // at most
+constexpr double kWithinModelled = 1.3;  // of the model's best time
+
+std::map<std::array<int, 3>, Plan>& tuned_plans() {
+  static std::map<std::array<int, 3>, Plan> plans;
+  return plans;
 }
 
-// One plan forced, whatever the shape: the sweep's points (and the tests' split-K cases);
-// WHOLE_HALF: the first half of the rows of tiles whole, the rest split.
-template <int TILES, int SHARES, bool WHOLE_HALF = false>
+Plan plan_for(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  std::map<std::array<int, 3>, Plan>& tuned = tuned_plans();
+  const std::array<int, 3> shape{m, n, k};
+  if (const auto found = tuned.find(shape); found != tuned.end()) return found->second;
+  const std::vector<Plan> plans = ranked_plans(m, n, k);
+  cudaStreamCaptureStatus capture;
+  CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return plans.front();  // no timing inside a graph being captured
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  Plan best = plans.front();
+  float best_ms = 0;
+  for (size_t i = 0; i < plans.size() && i < kPlansTimed && plans[i].seconds <= kWithinModelled * plans.front().seconds; ++i) {
+    launch_plan(m, n, k, plans[i], A, B, C, stream);  // warm-up
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    for (int r = 0; r < 2; ++r) launch_plan(m, n, k, plans[i], A, B, C, stream);
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i == 0 || ms < best_ms) best = plans[i], best_ms = ms;
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return tuned[shape] = best;
+}
+
+void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
+  launch_plan(m, n, k, plan_for(m, n, k, A, B, C, stream), A, B, C, stream);
+}
+
+// One plan forced, whatever the shape: the sweep's points (and the tests' cases). TAIL: the rows
+// of tiles in whole waves computed whole and the rest split (where the tiles make less than a
+// wave, as in the tests' shapes: half the rows whole).
+template <int TILES, int SHARES, bool TAIL = false>
 void launch_forced(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
   const TensorCoreTiles& shape = gpu7_tiles[TILES];
   const int shares = std::min(SHARES, std::max(1, int(blocks_for(k, shape.bk))));
-  launch_plan(m, n, k, {TILES, WHOLE_HALF ? int(blocks_for(m, shape.bm)) / 2 : 0, shares, 0}, A, B, C, stream);
+  const long long rows = blocks_for(m, shape.bm), filled = rows_in_whole_waves(TILES, m, n);
+  const int whole = !TAIL ? 0 : int(filled > 0 && filled < rows ? filled : rows / 2);
+  launch_plan(m, n, k, {TILES, whole, shares, 0}, A, B, C, stream);
 }
 
 // The plan in words: "64x64 tiles, k in 4 shares: 256 blocks, 1 wave of 264", or, with whole
 // rows, "128x128 tiles: 14 rows whole (126 blocks, 1 wave of 132), 2 rows with k in 7 shares
 // (126 blocks, 1 wave)".
 std::string plan_text(int m, int n, int k) {
-  const Plan plan = plan_for(m, n, k);
+  const auto tuned = tuned_plans().find({m, n, k});  // the plan timed at the first call, else the model's
+  const Plan plan = tuned != tuned_plans().end() ? tuned->second : ranked_plans(m, n, k).front();
   const TensorCoreTiles& shape = gpu7_tiles[plan.tiles];
   const long long rows = blocks_for(m, shape.bm), columns = blocks_for(n, shape.bn), slots = residency().slots(plan.tiles);
   const auto blocks_and_waves = [&](long long blocks) {
@@ -203,7 +265,8 @@ extern "C" void matmult_gpu8(int m, int n, int k, double* A, double* B, double* 
 
 constexpr MatmulVariant kSweep[] = {
     {"gpu8_128x128_split4", launch_forced<0, 4>},        // gpu7's tile, k in 4 shares
-    {"gpu8_128x128_tail4", launch_forced<0, 4, true>},   // half the rows of tiles whole, the others' k in 4 shares
+    {"gpu8_128x128_tail4", launch_forced<0, 4, true>},   // the rows of tiles in whole waves whole, the rest's k in 4 shares
+    {"gpu8_64x64_tail4", launch_forced<2, 4, true>},     // the same in 64x64 tiles
     {"gpu8_128x64", launch_forced<1, 1>},                // 128x64 tiles, two blocks per SM
     {"gpu8_64x64", launch_forced<2, 1>},                 // 64x64 tiles
     {"gpu8_64x64_split4", launch_forced<2, 4>},          // 64x64 tiles, k in 4 shares
