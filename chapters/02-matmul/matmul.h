@@ -68,15 +68,11 @@ void matmult_on_device(int m, int n, int k, const double* A, const double* B, do
 
 // gpu7's tensor-core kernel in one tile shape (bm x bn of C per block, k-tiles of bk), for the
 // types built on it (gpu8): launch computes C = A B on the device with k cut into `splits`
-// shares of whole k-tiles, share z's partial product into C + z m n (splits = 1: C = A B);
-// launch_strided the same with A's rows lda doubles apart and B's ldb (rows packed to an even
-// length, the column past the end zero, take the 16-byte copies).
+// shares of whole k-tiles, share z's partial product into C + z m n (splits = 1: C = A B).
 struct TensorCoreTiles {
   int bm, bn, bk;
   int (*blocks_per_sm)();  // resident at once on one SM
   void (*launch)(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream);
-  void (*launch_strided)(int m, int n, int k, int splits, const double* A, int lda, const double* B, int ldb, double* C,
-                         cudaStream_t stream);
 };
 constexpr int kGpu7TileShapes = 3;
 extern const TensorCoreTiles gpu7_tiles[kGpu7TileShapes];  // 128x128 (gpu7's own), 128x64, 64x64

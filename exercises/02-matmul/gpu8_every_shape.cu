@@ -12,14 +12,11 @@
 // and a second kernel adds the slices into C. Where the tiles make whole waves and a little more
 // (2017 x 1031 x 997: 144 tiles for 132 SMs), only the rows of tiles past the whole waves are
 // split: the first launch fills the waves with whole tiles, the second spreads the few tiles
-// left over many blocks (a data-parallel part and a split-K tail). Where k or n is odd, rows of A
-// or B start every other time off a 16-byte boundary and the kernel takes its one-double copies
-// (about 0.7 of the speed): gpu8 can pack them first into rows of even length, one read and one
-// write of each, as a CPU BLAS packs its panels. From the problem's shape and the SM count a
-// model ranks the plans (tile shape, rows computed whole, shares, packing) by waves' worth of
-// time, the sum's traffic included; the first call of a shape times the model's best few and
-// keeps the fastest (plan_for below), as a library's autotuner does. On the square sizes gpu7
-// was tuned for, that plan is gpu7.
+// left over many blocks (a data-parallel part and a split-K tail). From the problem's shape and
+// the SM count a model ranks the plans (tile shape, rows computed whole, number of shares) by
+// waves' worth of time, the sum's traffic included; the first call of a shape times the model's
+// best few and keeps the fastest (plan_for below), as a library's autotuner does. On the square
+// sizes gpu7 was tuned for, that plan is gpu7.
 // Why it should help: a wave whose SMs are all busy does the same work in less time; a split
 // makes blocks where the tiles are too few, and a smaller tile wastes less of a thin matrix.
 // What still limits it: a split costs the partial products' round trip through memory, and
@@ -41,11 +38,9 @@ namespace {
 // The model's rates, rounded from gpu7 and its tile shapes on an H100 (chapter README): what one
 // SM multiplies per second in a 128x128 tile, as a share of it in the smaller tiles (they reuse
 // less of what they load: at 4096^3 and 8192^3, 128x64 ran at 0.95 of 128x128, 64x64 at 0.8 to
-// 0.86), the share of it left when rows of odd length take one-double copies (2017 x 1031 x 997:
-// about 0.7), what memory moves per second, and what a launch costs.
+// 0.86), what memory moves per second, and what a launch costs.
 constexpr double kFlopsPerSm = 0.40e12;
 constexpr double kTileSpeed[kGpu7TileShapes] = {1.0, 0.95, 0.85};
-constexpr double kOneDoubleCopySpeed = 0.7;
 constexpr double kBytesPerSecond = 2.5e12;
 constexpr double kLaunchSeconds = 3e-6;
 constexpr int kMostShares = 16;
@@ -54,7 +49,6 @@ struct Plan {
   int tiles = 0;       // which of gpu7_tiles
   int whole_rows = 0;  // rows of tiles computed with the whole of k, in a launch of their own
   int shares = 1;      // the rows after them: k cut into this many shares of whole k-tiles
-  bool packed = false;  // A and B copied first into rows of even length (16-byte copies)
   double seconds = 0;
 };
 
@@ -81,14 +75,13 @@ const Residency& residency() {
 // The model's time for `rows` rows of tiles with k in `shares` shares: ceil(blocks / slots) waves
 // of one block's share of the work, plus, with more than one share, the shares' traffic (each
 // slice written and read, C written: (2 shares + 1) doubles per element) and the sum's launch.
-double modelled_seconds(int tiles, long long rows, int n, int k, int shares, bool one_double_copies) {
+double modelled_seconds(int tiles, long long rows, int n, int k, int shares) {
   const TensorCoreTiles& shape = gpu7_tiles[tiles];
   const Residency& r = residency();
   const long long blocks = rows * blocks_for(n, shape.bn) * shares;
   const long long waves = (blocks + r.slots(tiles) - 1) / r.slots(tiles);
   const double block_flops = 2.0 * shape.bm * shape.bn * blocks_for(blocks_for(k, shape.bk), shares) * shape.bk;
-  const double speed = kTileSpeed[tiles] * (one_double_copies ? kOneDoubleCopySpeed : 1.0);
-  double seconds = waves * block_flops / (kFlopsPerSm * speed / r.per_sm[tiles]);
+  double seconds = waves * block_flops / (kFlopsPerSm * kTileSpeed[tiles] / r.per_sm[tiles]);
   if (shares > 1) seconds += (2.0 * shares + 1) * rows * shape.bm * n * sizeof(double) / kBytesPerSecond + kLaunchSeconds;
   return seconds;
 }
@@ -103,15 +96,10 @@ long long rows_in_whole_waves(int tiles, int m, int n) {
 // Every plan the model considers, the fastest by the model first.
 std::vector<Plan> ranked_plans(int m, int n, int k) {
   std::vector<Plan> plans;
-  // Rows of odd length (k for A, n for B) take one-double copies, unless packed first: copying A
-  // and B once into rows of even length costs a read and a write of each.
-  const bool odd = k % 2 != 0 || n % 2 != 0;
-  const double packing = 2.0 * ((double)m * k + (double)k * n) * sizeof(double) / kBytesPerSecond + 2 * kLaunchSeconds;
   // TODO(exercise): for each tile shape, two ways to place the whole tiles: none (every row of tiles
   //   split alike), or as many rows as fill whole waves (the rest, a tail, split); for each, each
   //   number of shares (1 .. kMostShares, no more than k has k-tiles, no share left empty); the
-  //   time of the whole rows plus that of the split ones, into `plans`; where rows are odd, each
-  //   plan packed (its time plus the packing) and not
+  //   time of the whole rows plus that of the split ones, into `plans`
 
   if (plans.empty()) throw std::logic_error("gpu8: the model offered no plan for this shape");
   std::stable_sort(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) { return a.seconds < b.seconds; });
@@ -125,9 +113,9 @@ __global__ void sum_shares(long long count, int shares, const double* __restrict
   }
 }
 
-// The partial products and the packed matrices live in memory from a pool that keeps what it had
-// (no new allocation from the driver at every call).
-double* workspace(size_t doubles, cudaStream_t stream) {
+// The partial products live in memory from a pool that keeps what it had (no new allocation from
+// the driver at every call).
+double* slices_for(size_t doubles, cudaStream_t stream) {
   static const bool kept = [] {
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -145,56 +133,30 @@ double* workspace(size_t doubles, cudaStream_t stream) {
 
 // `rows` of C (from row `first`) with k in `shares` shares: the tiles' launch, and with more than
 // one share the slices it fills and their sum.
-void launch_part(const TensorCoreTiles& shape, int first, int rows, int n, int k, int shares, const double* A, int lda,
-                 const double* B, int ldb, double* C, cudaStream_t stream) {
+void launch_part(const TensorCoreTiles& shape, int first, int rows, int n, int k, int shares, const double* A,
+                 const double* B, double* C, cudaStream_t stream) {
   if (rows <= 0) return;
-  A += size_t(first) * lda;
+  A += size_t(first) * k;
   C += size_t(first) * n;
   if (shares == 1) {
-    shape.launch_strided(rows, n, k, 1, A, lda, B, ldb, C, stream);
+    shape.launch(rows, n, k, 1, A, B, C, stream);
     return;
   }
   const long long count = (long long)rows * n;
-  double* slices = workspace(size_t(count) * shares, stream);
-  shape.launch_strided(rows, n, k, shares, A, lda, B, ldb, slices, stream);
+  double* slices = slices_for(size_t(count) * shares, stream);
+  shape.launch(rows, n, k, shares, A, B, slices, stream);
   const int blocks = int(std::min<long long>((count + 255) / 256, 4096));  // the rest by striding
   sum_shares<<<blocks, 256, 0, stream>>>(count, shares, slices, C);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaFreeAsync(slices, stream));
 }
 
-// `rows` rows of `columns` doubles into rows of `pitch` (even) doubles. The kernel's pair copies
-// read the column past the end too and multiply it by zeros (B's rows past k) or store nothing
-// from it (C's column past n); it is set to zero so that whatever the memory held (a NaN times
-// zero is NaN) cannot reach C. A block per row.
-__global__ void pack_rows(int rows, int columns, int pitch, const double* __restrict__ from, double* __restrict__ to) {
-  for (int r = blockIdx.x; r < rows; r += gridDim.x)
-    for (int c = threadIdx.x; c < pitch; c += blockDim.x) to[size_t(r) * pitch + c] = c < columns ? from[size_t(r) * columns + c] : 0.0;
-}
-
-// A matrix of odd row length packed into `to` (returns to), or, if its rows are even, itself.
-const double* packed_rows(int rows, int columns, const double* from, double* to, cudaStream_t stream) {
-  if (columns % 2 == 0) return from;
-  pack_rows<<<std::min(rows, 8192), 256, 0, stream>>>(rows, columns, columns + 1, from, to);
-  CUDA_CHECK_LAUNCH();
-  return to;
-}
-
 void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const double* B, double* C,
                  cudaStream_t stream) {
   const TensorCoreTiles& shape = gpu7_tiles[plan.tiles];
-  int lda = k, ldb = n;
-  double* packing = nullptr;
-  if (plan.packed) {
-    lda = k + k % 2, ldb = n + n % 2;
-    packing = workspace(size_t(m) * lda + size_t(k) * ldb, stream);
-    A = packed_rows(m, k, A, packing, stream);
-    B = packed_rows(k, n, B, packing + size_t(m) * lda, stream);
-  }
   const int whole = std::min(m, plan.whole_rows * shape.bm);
-  launch_part(shape, 0, whole, n, k, 1, A, lda, B, ldb, C, stream);
-  launch_part(shape, whole, m - whole, n, k, plan.shares, A, lda, B, ldb, C, stream);
-  if (packing) CUDA_CHECK(cudaFreeAsync(packing, stream));
+  launch_part(shape, 0, whole, n, k, 1, A, B, C, stream);
+  launch_part(shape, whole, m - whole, n, k, plan.shares, A, B, C, stream);
 }
 
 // The plan for a shape. The model ranks the plans but does not know everything that sets their
@@ -202,7 +164,7 @@ void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const d
 // first call of each shape times the model's best few on the caller's buffers, the way a library's
 // autotuner does, and keeps the fastest for the calls after it. (C is written by each and last by
 // the plan kept. Not thread-safe: the course calls from one thread.)
-constexpr int kPlansTimed = 6;          // at most
+constexpr int kPlansTimed = 4;          // at most
 constexpr double kWithinModelled = 1.3;  // of the model's best time
 
 std::map<std::array<int, 3>, Plan>& tuned_plans() {
@@ -245,15 +207,15 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
 
 // One plan forced, whatever the shape: the sweep's points (and the tests' cases). TAIL: the rows
 // of tiles in whole waves computed whole and the rest split (where the tiles make less than a
-// wave, as in the tests' shapes: half the rows whole). PACKED: A and B packed where k or n is odd.
-template <int TILES, int SHARES, bool TAIL = false, bool PACKED = false>
+// wave, as in the tests' shapes: half the rows whole).
+template <int TILES, int SHARES, bool TAIL = false>
 void launch_forced(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
   const TensorCoreTiles& shape = gpu7_tiles[TILES];
   const int shares = std::min(SHARES, std::max(1, int(blocks_for(k, shape.bk))));
   const long long rows = blocks_for(m, shape.bm), filled = rows_in_whole_waves(TILES, m, n);
   const int whole = !TAIL ? 0 : int(filled > 0 && filled < rows ? filled : rows / 2);
-  launch_plan(m, n, k, {TILES, whole, shares, PACKED}, A, B, C, stream);
+  launch_plan(m, n, k, {TILES, whole, shares, 0}, A, B, C, stream);
 }
 
 // The plan in words: "64x64 tiles, k in 4 shares: 256 blocks, 1 wave of 264", or, with whole
@@ -268,8 +230,7 @@ std::string plan_text(int m, int n, int k) {
     const long long waves = (blocks + slots - 1) / slots;
     return std::to_string(blocks) + " blocks, " + std::to_string(waves) + (waves > 1 ? " waves" : " wave");
   };
-  const std::string tiles =
-      (plan.packed ? "A, B packed to even rows; " : "") + std::to_string(shape.bm) + "x" + std::to_string(shape.bn) + " tiles";
+  const std::string tiles = std::to_string(shape.bm) + "x" + std::to_string(shape.bn) + " tiles";
   const std::string split = "k in " + std::to_string(plan.shares) + (plan.shares > 1 ? " shares" : " share");
   const long long split_blocks = (rows - plan.whole_rows) * columns * plan.shares;
   if (plan.whole_rows == 0) return tiles + ", " + split + ": " + blocks_and_waves(split_blocks) + " of " + std::to_string(slots);
@@ -288,7 +249,6 @@ constexpr MatmulVariant kSweep[] = {
     {"gpu8_128x128_split4", launch_forced<0, 4>},        // gpu7's tile, k in 4 shares
     {"gpu8_128x128_tail4", launch_forced<0, 4, true>},   // the rows of tiles in whole waves whole, the rest's k in 4 shares
     {"gpu8_64x64_tail4", launch_forced<2, 4, true>},     // the same in 64x64 tiles
-    {"gpu8_64x64_tail4_packed", launch_forced<2, 4, true, true>},  // and odd rows packed to an even length
     {"gpu8_128x64", launch_forced<1, 1>},                // 128x64 tiles, two blocks per SM
     {"gpu8_64x64", launch_forced<2, 1>},                 // 64x64 tiles
     {"gpu8_64x64_split4", launch_forced<2, 4>},          // 64x64 tiles, k in 4 shares

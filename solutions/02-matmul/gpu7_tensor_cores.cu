@@ -125,14 +125,11 @@ __device__ void store_pair(double* C, int m, int n, int row, int col, double fir
   if (col + 1 < n) at[1] = second;
 }
 
-// WIDTH: doubles per cp.async, 2 when every row of A and B starts on 16 bytes, else 1; C_WIDTH
-// the same for the stores of C. A's rows are lda apart and B's ldb (k and n, unless gpu8 packed
-// them into rows of an even length, the column past the end zero).
+// WIDTH: doubles per cp.async, 2 when every row of A, B and C starts on 16 bytes, else 1.
 // Compiled for a GPU older than 8.0, the copies and products are empty: launch refuses to run it.
-template <class T, int WIDTH, int C_WIDTH>
-__global__ void __launch_bounds__(T::kThreads)
-    tensor_core_tiles(int m, int n, int k, const double* __restrict__ A, int lda, const double* __restrict__ B, int ldb,
-                      double* __restrict__ C) {
+template <class T, int WIDTH>
+__global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, int k, const double* __restrict__ A,
+                                                                 const double* __restrict__ B, double* __restrict__ C) {
   extern __shared__ __align__(16) double stages[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_row = (warp / T::kWarpsN) * T::WM, warp_col = (warp % T::kWarpsN) * T::WN;
@@ -155,9 +152,9 @@ __global__ void __launch_bounds__(T::kThreads)
   static_assert(T::BM % kARowStep == 0 && T::BK % kBRowStep == 0, "every thread copies as much");
   const int a_row = threadIdx.x / kARowChunks, a_col = (threadIdx.x % kARowChunks) * WIDTH;
   const int b_row = threadIdx.x / kBRowChunks, b_col = (threadIdx.x % kBRowChunks) * WIDTH;
-  const double* a_from = A + size_t(row0 + a_row) * lda + a_col;  // dereferenced only where inside
-  const double* b_from = B + size_t(b_row) * ldb + col0 + b_col;
-  const size_t a_step = size_t(kARowStep) * lda, b_step = size_t(kBRowStep) * ldb;
+  const double* a_from = A + size_t(row0 + a_row) * k + a_col;  // dereferenced only where inside
+  const double* b_from = B + size_t(b_row) * n + col0 + b_col;
+  const size_t a_step = size_t(kARowStep) * k, b_step = size_t(kBRowStep) * n;
 
   // Starts the copies of k-tile `tile` into its stage and closes them into one group; past the
   // last tile they only write zeros to a stage nobody reads, which keeps the group count regular
@@ -174,7 +171,7 @@ __global__ void __launch_bounds__(T::kThreads)
 #pragma unroll
     for (int q = 0; q < kBCopies; ++q) {
       const bool inside = l0 + b_row + q * kBRowStep < k && col0 + b_col < n;
-      copy_async<WIDTH>(b_to + q * kBRowStep * T::kBStride, inside ? b_from + (size_t(l0) * ldb + q * b_step) : B, inside);
+      copy_async<WIDTH>(b_to + q * kBRowStep * T::kBStride, inside ? b_from + (size_t(l0) * n + q * b_step) : B, inside);
     }
     close_copy_group();
   };
@@ -200,8 +197,8 @@ __global__ void __launch_bounds__(T::kThreads)
 #pragma unroll
     for (int ni = 0; ni < T::NI; ++ni) {
       const int row = row0 + warp_row + mi * 16 + g, col = col0 + warp_col + ni * 8 + 2 * t;
-      store_pair<C_WIDTH>(C, m, n, row, col, acc[mi][ni][0], acc[mi][ni][1]);
-      store_pair<C_WIDTH>(C, m, n, row + 8, col, acc[mi][ni][2], acc[mi][ni][3]);
+      store_pair<WIDTH>(C, m, n, row, col, acc[mi][ni][0], acc[mi][ni][1]);
+      store_pair<WIDTH>(C, m, n, row + 8, col, acc[mi][ni][2], acc[mi][ni][3]);
     }
 }
 
@@ -229,7 +226,7 @@ void require_fp64_tensor_cores(Kernel kernel) {
 template <class T>
 void prepare() {
   static const bool ready = [] {
-    for (const auto kernel : {tensor_core_tiles<T, 1, 1>, tensor_core_tiles<T, 2, 2>, tensor_core_tiles<T, 2, 1>}) {
+    for (const auto kernel : {tensor_core_tiles<T, 1>, tensor_core_tiles<T, 2>}) {
       require_fp64_tensor_cores(kernel);
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(T::kSharedBytes)));
     }
@@ -238,25 +235,18 @@ void prepare() {
   (void)ready;
 }
 
-// Pairs of doubles (16-byte copies) where A's and B's rows are even in length and start on 16
-// bytes, else single doubles (8-byte copies); the same for C's stores: the kernel for one or the
-// other, in blocks of T's shape, k split into `splits` shares (partial products into C, C + m n, ...).
-template <class T>
-void launch_strided(int m, int n, int k, int splits, const double* A, int lda, const double* B, int ldb, double* C,
-                    cudaStream_t stream) {
-  prepare<T>();
-  const auto on_16_bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool pairs = lda % 2 == 0 && ldb % 2 == 0 && on_16_bytes(A) && on_16_bytes(B);
-  const bool c_pairs = n % 2 == 0 && on_16_bytes(C);
-  const auto kernel = !pairs ? tensor_core_tiles<T, 1, 1> : c_pairs ? tensor_core_tiles<T, 2, 2> : tensor_core_tiles<T, 2, 1>;
-  const dim3 grid(blocks_for(n, T::BN), blocks_for(m, T::BM), splits);
-  kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(m, n, k, A, lda, B, ldb, C);
-  CUDA_CHECK_LAUNCH();
-}
-
+// Pairs of doubles (16-byte copies) where k and n are even and the matrices start on 16 bytes,
+// else single doubles (8-byte copies): the kernel for one or the other, in blocks of T's shape,
+// k split into `splits` shares (partial products into C, C + m n, ...).
 template <class T>
 void launch_split(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream) {
-  launch_strided<T>(m, n, k, splits, A, k, B, n, C, stream);
+  prepare<T>();
+  const auto on_16_bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const bool pairs = k % 2 == 0 && n % 2 == 0 && on_16_bytes(A) && on_16_bytes(B) && on_16_bytes(C);
+  const auto kernel = pairs ? tensor_core_tiles<T, 2> : tensor_core_tiles<T, 1>;
+  const dim3 grid(blocks_for(n, T::BN), blocks_for(m, T::BM), splits);
+  kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(m, n, k, A, B, C);
+  CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
@@ -269,7 +259,7 @@ template <class T>
 int blocks_per_sm() {
   prepare<T>();
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tensor_core_tiles<T, 2, 2>, T::kThreads, T::kSharedBytes));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tensor_core_tiles<T, 2>, T::kThreads, T::kSharedBytes));
   return blocks;
 }
 
@@ -298,7 +288,7 @@ const MatmulCode matmul_gpu7{matmult_gpu7, launch<Default>, kSweep};
 // The kernel in three tile shapes, for the types built on it (gpu8).
 template <class T>
 constexpr TensorCoreTiles tiles_of() {
-  return {T::BM, T::BN, T::BK, blocks_per_sm<T>, launch_split<T>, launch_strided<T>};
+  return {T::BM, T::BN, T::BK, blocks_per_sm<T>, launch_split<T>};
 }
 const TensorCoreTiles gpu7_tiles[kGpu7TileShapes] = {tiles_of<Default>(), tiles_of<Tiling<128, 64, 32, 4, 1, 2, 16>>(),
                                                      tiles_of<Tiling<64, 64, 32, 2, 2, 3, 16>>()};
