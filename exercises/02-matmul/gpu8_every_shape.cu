@@ -160,13 +160,12 @@ void launch_plan(int m, int n, int k, const Plan& plan, const double* A, const d
 }
 
 // The plan for a shape. The model ranks the plans but does not know everything that sets their
-// speed (odd k takes the kernel's one-double copies; two blocks on an SM share its units); so the
-// first call of each shape times the model's best few on the caller's buffers, the way a library's
-// autotuner does, and keeps the fastest for the calls after it. (C is written by each and last by
-// the plan kept. Not thread-safe: the course calls from one thread.)
-constexpr int kPlansTimed = 4;          // at most
-constexpr double kWithinModelled = 1.3;  // of the model's best time
-
+// speed (odd k takes the kernel's one-double copies; two blocks on an SM share its units; short
+// k-loops pay their pipeline's start more often); so the first call of each shape times the
+// model's best plan of each kind (each tile shape, with and without whole rows: at most six) on
+// the caller's buffers, the way a library's autotuner does, and keeps the fastest for the calls
+// after it. (C is written by each and last by the plan kept. Not thread-safe: the course calls
+// from one thread.)
 std::map<std::array<int, 3>, Plan>& tuned_plans() {
   static std::map<std::array<int, 3>, Plan> plans;
   return plans;
@@ -176,16 +175,20 @@ Plan plan_for(int m, int n, int k, const double* A, const double* B, double* C, 
   std::map<std::array<int, 3>, Plan>& tuned = tuned_plans();
   const std::array<int, 3> shape{m, n, k};
   if (const auto found = tuned.find(shape); found != tuned.end()) return found->second;
-  const std::vector<Plan> plans = ranked_plans(m, n, k);
+  const std::vector<Plan> ranked = ranked_plans(m, n, k);
   cudaStreamCaptureStatus capture;
   CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) return plans.front();  // no timing inside a graph being captured
+  if (capture != cudaStreamCaptureStatusNone) return ranked.front();  // no timing inside a graph being captured
+  std::vector<Plan> plans;  // the first of each kind
+  for (const Plan& p : ranked)
+    if (std::none_of(plans.begin(), plans.end(), [&](const Plan& q) { return q.tiles == p.tiles && !q.whole_rows == !p.whole_rows; }))
+      plans.push_back(p);
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   Plan best = plans.front();
   float best_ms = 0;
-  for (size_t i = 0; i < plans.size() && i < kPlansTimed && plans[i].seconds <= kWithinModelled * plans.front().seconds; ++i) {
+  for (size_t i = 0; i < plans.size(); ++i) {
     launch_plan(m, n, k, plans[i], A, B, C, stream);  // warm-up
     CUDA_CHECK(cudaEventRecord(start, stream));
     for (int r = 0; r < 2; ++r) launch_plan(m, n, k, plans[i], A, B, C, stream);
