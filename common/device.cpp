@@ -138,6 +138,19 @@ void require_host_memory(size_t bytes, const std::string& what) {
                      format_bytes(available) + " is available");
 }
 
+int multiprocessor_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+int resident_blocks(const void* kernel, int threads, size_t shared) {
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+  return per_sm * multiprocessor_count();
+}
+
 Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
 
 }  // namespace tut

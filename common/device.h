@@ -27,6 +27,13 @@ constexpr int kSkipExitCode = 77;
 
 std::string format_bytes(double bytes);  // "8.0 MiB", "1.5 GiB"
 
+// The current device's multiprocessors (SMs).
+int multiprocessor_count();
+
+// How many blocks of `kernel` with `threads` threads and `shared` bytes can be resident at once
+// on the whole current GPU: what a cooperative launch may ask for.
+int resident_blocks(const void* kernel, int threads, size_t shared);
+
 // Blocks of `b` threads needed to cover n items (any n >= 0): the usual rounded-up division.
 inline unsigned blocks_for(long long n, unsigned b) { return unsigned((n + b - 1) / b); }
 

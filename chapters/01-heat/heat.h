@@ -59,15 +59,7 @@ int allow_most_shared_memory(Kernel kernel) {
   return bytes;
 }
 
-// How many blocks of `kernel` with `threads` threads and `shared` bytes can be resident at once
-// on the whole GPU: what a cooperative launch (v6, v8) may ask for.
-inline int resident_blocks(const void* kernel, int threads, size_t shared) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-  return per_sm * sms;
-}
+using tut::resident_blocks;  // what a cooperative launch (v6, v8) may ask for
 
 constexpr float kHeatCoeff = 1.0f / 6.1f;  // lam dt / dx^2 with the blog post's constants
 

@@ -3,7 +3,7 @@
 // prints one table: time, lattice updates per second, GB/s at 24 bytes per update, % of the copy
 // bandwidth measured in the same run; the multi-GPU stages also run gpu2 on one GPU in the
 // same run and report their speed-up and parallel efficiency over it.
-//   usage: jacobi VERSION N iterations [tolerance] [--parts P] [--check-every K] [--pgm FILE] [--csv]
+//   usage: jacobi VERSION N iterations [tolerance] [--parts P] [--check-every K] [--depth D] [--pgm FILE] [--csv]
 //   e.g.   build/chapters/03-poisson/jacobi gpu2 4096 1000
 //          build/chapters/03-poisson/jacobi multi 16384 1000 --parts 4
 //          build/chapters/03-poisson/jacobi gpu3 512 100000 1e-6 --pgm radiator.pgm
@@ -27,7 +27,7 @@ namespace {
 
 struct Options {
   const PoissonStage* stage = nullptr;
-  int N = 0, iterations = 0, parts = 0, check_every = 100;
+  int N = 0, iterations = 0, parts = 0, check_every = 100, depth = 0;
   bool check_every_given = false;
   double tolerance = 0;
   std::string pgm;
@@ -39,13 +39,13 @@ std::string stage_names() { return tut::stage_names(poisson_stages()); }
 Options parse(int argc, char** argv) {
   Options o;
   std::vector<const char*> positional, flags = {argv[0]};
-  // Options (and the value after --parts, --check-every, --pgm) go to the option parser; the
+  // Options (and the value after --parts, --check-every, --pgm, --depth) go to the option parser; the
   // rest, negative numbers included, are the positional arguments.
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     const bool option = arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]));
     (option ? flags : positional).push_back(argv[a]);
-    if (option && a + 1 < argc && (arg == "--parts" || arg == "--check-every" || arg == "--pgm")) flags.push_back(argv[++a]);
+    if (option && a + 1 < argc && (arg == "--parts" || arg == "--check-every" || arg == "--pgm" || arg == "--depth")) flags.push_back(argv[++a]);
   }
   tut::Cli cli("jacobi", "usage: jacobi VERSION N iterations [tolerance] [options]\n"
                           "Jacobi iterations for -laplace(u) = f on [-1,1]^2 (the course's radiator), double.\n"
@@ -57,6 +57,11 @@ Options parse(int argc, char** argv) {
     o.check_every = int(tut::parse_integer("--check-every", t, 1, 1000000));
     o.check_every_given = true;
   });
+  cli.add_value("depth", "D", "gpu4, gpu5: iterations per pass over the field, 2, 4, 8 or 16", "the stage's own",
+                [&](const std::string& t) {
+                  o.depth = int(tut::parse_integer("--depth", t, 2, 16));
+                  if (o.depth & (o.depth - 1)) throw tut::UsageError("--depth must be 2, 4, 8 or 16, got " + t);
+                });
   cli.add_value("pgm", "FILE", "write the solution as a grey-level PGM image", "", [&](const std::string& t) {
     if (t.empty()) throw tut::UsageError("--pgm needs a file name");
     // Opened now, for appending (nothing is overwritten yet), so that an unwritable path stops
@@ -82,6 +87,9 @@ Options parse(int argc, char** argv) {
   }
   if (o.check_every_given && o.tolerance == 0)
     throw tut::UsageError("--check-every says how often to check the tolerance, and no tolerance is given");
+  if (o.depth && !o.stage->code.default_depth)
+    throw tut::UsageError("--depth sets the iterations per pass of gpu4 and gpu5; " + std::string(o.stage->name) +
+                          " does one iteration per pass");
   if (o.parts && !o.stage->multi_gpu())
     throw tut::UsageError("--parts splits the rows over GPUs for multi and nccl; " + std::string(o.stage->name) +
                           " runs on " + (o.stage->on_device() ? "one GPU" : "the CPU"));
@@ -113,6 +121,7 @@ Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<do
   so.tolerance = o.tolerance;
   so.check_every = o.check_every;
   so.parts = parts;
+  so.depth = o.depth;
   if (stage.on_device()) {  // an untimed warm-up: module loading, clocks, peer access
     std::vector<double> scratch = problem.u0;
     SolveOptions warm = so;
@@ -148,7 +157,8 @@ int main(int argc, char** argv) try {
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
   tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},
-                    {"iterations", "iterations", "", "%.0f"}, {"time_s", "time", "s", "%.4f"},
+                    {"iterations", "iterations", "", "%.0f"}, {"depth", "per pass", "iterations", "%.0f"},
+                    {"time_s", "time", "s", "%.4f"},
                     {"gupdates_per_s", "rate", "Gupdates/s", "%.3f"}, {"gb_per_s", "at 24 B/update", "GB/s", "%.1f"},
                     {"pct_copy", "of copy x GPUs", "%", "%.1f"}, {"speedup", "vs gpu2", "x", "%.2f"},
                     {"efficiency", "efficiency", "%", "%.1f"}, {"change_norm", "last change", ""}}));
@@ -166,6 +176,7 @@ int main(int argc, char** argv) try {
     tut::Table::Row row = table.add_row();
     row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
     row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
+    if (r.stage->code.default_depth) row.set("depth", o.depth ? o.depth : r.stage->code.default_depth);
     row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);
     if (used && copy_gbps > 0)
       row.set("pct_copy", 100 * gbps / (copy_gbps * used)).set_ceiling("copy x GPUs", gbps / (copy_gbps * used));

@@ -32,9 +32,7 @@ double device_change_norm(const PoissonGrid& g, const double* a, const double* b
   tut::DeviceBuffer<double> sum(1);
   CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(double), stream));
   // Two blocks per multiprocessor of this GPU: every multiprocessor busy, and few atomics.
-  int device = 0, multiprocessors = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  static const int multiprocessors = tut::multiprocessor_count();
   squared_change<<<2 * multiprocessors, kReductionThreads, 0, stream>>>(g.N, a, b, sum.get());
   CUDA_CHECK_LAUNCH();
   double host = 0;

@@ -39,11 +39,8 @@ __global__ void set_step(double cfl, double t_end, Clock* clock) {
 void device_time_step(const Problem& p, const double* q, Clock* clock) {
   // Enough blocks to fill the GPU (the loop strides over the rest), asked each time: host-side
   // queries of microseconds, and right on whichever GPU is current.
-  int per_sm = 0, device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, largest_rate, kReduceThreads, 0));
-  const int needed = int(std::min<size_t>(std::max(1, per_sm * sms), (p.mesh.cells() + kReduceThreads - 1) / kReduceThreads));
+  const int resident = tut::resident_blocks(reinterpret_cast<const void*>(largest_rate), kReduceThreads, 0);
+  const int needed = int(std::min<size_t>(std::max(1, resident), (p.mesh.cells() + kReduceThreads - 1) / kReduceThreads));
   largest_rate<<<needed, kReduceThreads>>>(p.mesh, p.gas, q, clock);
   set_step<<<1, 1>>>(p.cfl, p.t_end, clock);
   CUDA_CHECK_LAUNCH();

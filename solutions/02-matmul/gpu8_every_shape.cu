@@ -61,9 +61,7 @@ struct Residency {
 const Residency& residency() {
   static const Residency r = [] {
     Residency r;
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+    r.sms = tut::multiprocessor_count();
     for (int t = 0; t < kGpu7TileShapes; ++t) r.per_sm[t] = std::max(1, gpu7_tiles[t].blocks_per_sm());
     return r;
   }();

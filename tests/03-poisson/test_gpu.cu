@@ -1,6 +1,9 @@
 // The single-GPU stages of chapter 03-poisson, the multi stage with several row blocks on
 // whatever GPUs there are (one is enough: blocks may share a GPU), and a wrong kernel.
+#include <cmath>
+
 #include "check.h"
+#include "poisson_strip.cuh"
 #include "poisson_test_support.h"
 
 INSTANTIATE_TEST_SUITE_P(poisson, PoissonStageTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::gpu)),
@@ -52,4 +55,117 @@ const PoissonStage wrong_gpu = {{"wrong-no-source", "", tut::Side::gpu, "tests/0
 
 TEST(SuiteRejectsWrongStage, KernelThatForgetsTheSource) {
   EXPECT_FALSE(matches_reference(wrong_gpu, 129, 20));
+}
+
+// The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer: sizes a
+// strip's stored columns divide (224 = 2 x 112 at depth 8, 192 = 2 x 96 at 16) and sizes they
+// do not, iteration counts each depth divides and not (the shallower passes), and the tolerance
+// check on its own iteration (23 = a deep pass, shallower ones and the last pass of one).
+TEST(PoissonFusedStages, MatchReferenceAtEveryDepth) {
+  for (const PoissonStage* s : tut::stages_on(poisson_stages(), tut::Side::gpu)) {
+    if (!s->code.default_depth) continue;
+    for (int depth : {2, 4, 8, 16})
+      for (int N : {37, 192, 224})
+        for (int iterations : {1, 16, 23, 100}) {
+          const PoissonProblem p = radiator_problem(N, 5);
+          std::vector<double> u = p.u0;
+          SolveOptions o;
+          o.max_iterations = iterations;
+          o.depth = depth;
+          try {
+            s->code.solve(p, u, o);
+          } catch (const tut::NoDeviceError& e) {
+            GTEST_SKIP() << e.what();
+          }
+          const testing::AssertionResult ok = same_field(*s, u, reference_jacobi(p, iterations), p.grid, 1e-12,
+                                                         "the reference after " + std::to_string(iterations) +
+                                                             " iterations at depth " + std::to_string(depth));
+          EXPECT_TRUE(ok);
+          if (!ok) return;
+        }
+  }
+}
+
+// The manufactured solution u = sin(pi x) sin(pi y): the fused stages converge to it, with the
+// discretisation's error, which falls as h^2 (4x from N = 31 to N = 63).
+TEST(PoissonFusedStages, ConvergeToTheManufacturedSolution) {
+  for (const PoissonStage* s : tut::stages_on(poisson_stages(), tut::Side::gpu)) {
+    if (!s->code.default_depth) continue;
+    std::vector<double> errors;
+    for (int N : {31, 63}) {
+      const PoissonProblem p = manufactured_problem(N);
+      std::vector<double> u = p.u0;
+      SolveOptions o;
+      o.max_iterations = 100000;
+      o.tolerance = 1e-13;
+      o.check_every = 500;
+      SolveResult r;
+      try {
+        r = s->code.solve(p, u, o);
+      } catch (const tut::NoDeviceError& e) {
+        GTEST_SKIP() << e.what();
+      }
+      ASSERT_LT(r.iterations, o.max_iterations) << s->name << " did not converge at N = " << N;
+      double worst = 0;
+      const int w = p.grid.width();
+      for (int row = 1; row <= N; ++row)
+        for (int c = 1; c <= N; ++c)
+          worst = std::max(worst, std::fabs(u[size_t(row) * w + c] -
+                                            manufactured_solution(-1 + c * p.grid.h(), -1 + row * p.grid.h())));
+      errors.push_back(worst);
+    }
+    EXPECT_GT(errors[0] / errors[1], 3.6) << s->name << ": errors " << errors[0] << " -> " << errors[1];
+    EXPECT_LT(errors[0] / errors[1], 4.4) << s->name << ": errors " << errors[0] << " -> " << errors[1];
+  }
+}
+
+namespace {
+
+// Wrong on purpose (HALO 7): gpu4's passes of 8 iterations with a halo of 7 columns and rows,
+// one too thin: the stored points next to a strip's or segment's edge use a neighbour that was
+// never loaded by the eighth iteration. With HALO 8 the same code is right.
+template <int HALO>
+__global__ void halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
+                               double* __restrict__ out, poisson_strip::Layout layout) {
+  const int item = blockIdx.x * 4 + threadIdx.x / 32;
+  if (item < layout.items()) poisson_strip::iterate_strip<8, HALO>(N, h2, f, in, out, layout, item);
+}
+
+__global__ void single_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
+                            double* __restrict__ out, poisson_strip::Layout layout) {
+  const int item = blockIdx.x * 4 + threadIdx.x / 32;
+  if (item < layout.items()) poisson_strip::iterate_strip<1>(N, h2, f, in, out, layout, item);
+}
+
+template <int HALO>
+void halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  const poisson_strip::Layout deep = poisson_strip::layout_for<HALO>(g.N, 32 * tut::multiprocessor_count());
+  const poisson_strip::Layout one = poisson_strip::layout_for<1>(g.N, 32 * tut::multiprocessor_count());
+  for (int left = count; left > 0;) {
+    if (left >= 8) {
+      halo_pass<HALO><<<blocks_for(deep.items(), 4), 128, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
+      left -= 8;
+    } else {
+      single_pass<<<blocks_for(one.items(), 4), 128, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
+      left -= 1;
+    }
+    CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+  }
+}
+
+const PoissonStage thin_halo = {{"wrong-thin-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                {iterate_on_device<halo_advance<7>>}};
+const PoissonStage right_halo = {{"right-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                 {iterate_on_device<halo_advance<8>>}};
+
+}  // namespace
+
+TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
+  try {
+    EXPECT_TRUE(matches_reference(right_halo, 129, 16));  // what is caught is the halo
+    EXPECT_FALSE(matches_reference(thin_halo, 129, 16));
+  } catch (const tut::NoDeviceError& e) {
+    GTEST_SKIP() << e.what();
+  }
 }

@@ -19,6 +19,8 @@ for args in (["no_such_stage", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-
              ["cpu", "10", "10", "--parts", "0"], ["cpu", "10", "10", "--bogus"], ["cpu", "10", "10", "1", "2"],
              ["gpu2", "10", "10", "--parts", "2"],  # --parts is for the multi-GPU stages
              ["cpu", "10", "10", "--check-every", "5"],  # no tolerance to check
+             ["cpu", "10", "10", "--depth", "4"],  # --depth is for the stages that fuse iterations
+             ["gpu4", "10", "10", "--depth", "3"], ["gpu4", "10", "10", "--depth", "32"], ["gpu5", "10", "10", "--depth", "1"],
              ["cpu", "10", "10", "--pgm", ""], ["cpu", "10", "10", "--pgm", "/nonexistent-dir/u.pgm"]):
     r = subprocess.run([jacobi, *args], capture_output=True, text=True, timeout=60)
     lines = r.stderr.strip().splitlines()

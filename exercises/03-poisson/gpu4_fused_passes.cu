@@ -1,0 +1,70 @@
+// Exercise skeleton generated from solutions/03-poisson/gpu4_fused_passes.cu by tools/make_exercises.py:
+// write the lines each TODO asks for, then build and run this stage's tests.
+// poisson gpu4: several iterations per pass (temporal blocking in 2D).
+//   run:  build-ex/chapters/03-poisson/jacobi gpu4 8192 1000 [--depth 8]
+//   test: meson test -C build-ex poisson-gpu4 --print-errorlogs
+// Change from gpu3: a pass over the field does `depth` iterations, not one. One warp per strip of
+// 128 columns walks down its rows and keeps, for every iteration level, the last rows it computed
+// in registers (poisson_strip.cuh): each row of u is read and written once per pass, so the bytes
+// per update fall from 24 to about (8 + 8 + 8) / depth, plus the halo: each strip computes
+// `depth` columns at each side again that its neighbours store, and each segment of rows starts
+// `depth` rows early and ends `depth` rows late.
+// Why it should help: gpu2 and gpu3 read and write memory at the copy rate already; the only
+// way past that roof is to move fewer bytes per update.
+// What still limits it: the halo work (at depth 8, 128 columns computed for 112 stored), the
+// instructions per update (shuffles, the level registers), and a pass whose iterations run one
+// row after another in each warp: small grids give too few warps to hide that latency.
+// The depth is a compile-time size (the level registers): 2, 4, 8 or 16 (--depth). Iteration
+// counts it does not divide end with shallower passes.
+#include "check.h"
+#include "poisson.h"
+#include "poisson_strip.cuh"
+
+namespace {
+
+using namespace poisson_strip;
+
+constexpr int kDefaultDepth = 8;
+constexpr int kWarpsPerBlock = 4;
+constexpr int kItemsPerSm = 32;  // warps' worth of strips x segments per SM: enough to hide latency
+
+template <int DEPTH>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    fused_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
+               Layout layout) {
+  const int item = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
+  if (item < layout.items()) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
+}
+
+// One pass of DEPTH iterations from cur into next; then next is the newest.
+template <int DEPTH>
+void pass(const PoissonGrid& g, const double* f, double*& cur, double*& next, cudaStream_t stream) {
+  static const int sms = tut::multiprocessor_count();
+  const Layout layout = layout_for<DEPTH>(g.N, kItemsPerSm * sms);
+  const int blocks = int(blocks_for(layout.items(), kWarpsPerBlock));
+  fused_pass<DEPTH><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, layout);
+  CUDA_CHECK_LAUNCH();
+  std::swap(cur, next);
+}
+
+// Passes of DEPTH, then what DEPTH leaves of count - 1 in passes of its binary digits (4, 2, 1:
+// each shallower pass has its own thinner halo), and a last pass of one iteration: it leaves the
+// field before it in `next`, so that the tolerance check measures one iteration's change.
+template <int DEPTH>
+void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  // TODO(exercise): `count` iterations in the passes the comment above describes
+}
+
+SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  switch (o.depth ? o.depth : kDefaultDepth) {
+    case 2: return iterate_on_device<advance<2>>(p, u, o);
+    case 4: return iterate_on_device<advance<4>>(p, u, o);
+    case 8: return iterate_on_device<advance<8>>(p, u, o);
+    case 16: return iterate_on_device<advance<16>>(p, u, o);
+  }
+  throw tut::UsageError("gpu4: --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+}
+
+}  // namespace
+
+const PoissonCode poisson_gpu4{solve, kDefaultDepth};

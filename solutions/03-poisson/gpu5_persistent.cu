@@ -1,0 +1,93 @@
+// poisson gpu5: the iteration loop on the GPU, in one persistent kernel.
+//   run:  build/chapters/03-poisson/jacobi gpu5 1024 1000 [--depth 4]
+//   test: meson test -C build poisson-gpu5 poisson-gpu5-idea --print-errorlogs
+// Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
+// the GPU holds at once runs every pass of a call: each warp takes its strips and segments of
+// the field (gpu4's poisson_strip.cuh), and a grid barrier (cooperative_groups' grid.sync())
+// between two passes says that every warp's rows of the pass are out before any warp reads
+// them. The two fields swap inside the kernel; u goes from SM to SM through the L2 cache.
+// Why it should help: where the whole problem sits in L2 (the three fields are 25 MiB at
+// 1024^2), a pass takes microseconds, and a launch (or a graph node) per pass is a large part of
+// it; a grid barrier costs about a microsecond, once per `depth` iterations.
+// What still limits it: the barrier, and every warp waiting at it for the slowest one; where the
+// fields do not fit in L2 (2048^2 and beyond on an H100), each pass streams them from memory, as
+// gpu4 does, and launches were never the cost.
+#include <cooperative_groups.h>
+
+#include "check.h"
+#include "poisson.h"
+#include "poisson_strip.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+using namespace poisson_strip;
+
+constexpr int kDefaultDepth = 4;
+constexpr int kWarpsPerBlock = 4;
+
+// One pass of DEPTH iterations over the whole field by the whole grid, from `in` into `out`;
+// then the fields swap.
+template <int DEPTH>
+__device__ void pass(cg::grid_group& grid, int N, double h2, const double* f, double*& in, double*& out, const Layout& layout) {
+  const int warps = gridDim.x * kWarpsPerBlock, first = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
+  for (int item = first; item < layout.items(); item += warps) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
+  // EXERCISE: wait until every warp of the grid has stored its rows of this pass, then swap
+  //   the fields for the next one
+  grid.sync();
+  double* t = in;
+  in = out;
+  out = t;
+}
+
+// `count` iterations from a (into b, back into a, ...) in gpu4's passes: DEPTH deep, the rest in
+// shallower ones, and a last one of one iteration (the field before it stays in the other
+// buffer, for the tolerance check). The newest field ends in a after an even number of passes.
+template <int DEPTH>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    all_passes(int N, double h2, const double* __restrict__ f, double* a, double* b, Layout layout, int count) {
+  cg::grid_group grid = cg::this_grid();
+  int left = count - 1;
+  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH>(grid, N, h2, f, a, b, layout);
+  if (DEPTH > 8 && left & 8) pass<8>(grid, N, h2, f, a, b, layout);
+  if (DEPTH > 4 && left & 4) pass<4>(grid, N, h2, f, a, b, layout);
+  if (DEPTH > 2 && left & 2) pass<2>(grid, N, h2, f, a, b, layout);
+  if (left & 1) pass<1>(grid, N, h2, f, a, b, layout);
+  pass<1>(grid, N, h2, f, a, b, layout);
+}
+
+template <int DEPTH>
+void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  const auto kernel = all_passes<DEPTH>;
+  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), 32 * kWarpsPerBlock, 0);
+  if (resident == 0) throw std::runtime_error("gpu5: not one block of its kernel fits on an SM");
+  // Items for the resident warps, laid out as gpu4's deepest pass (the shallower ones use it too).
+  const Layout layout = layout_for<DEPTH>(g.N, resident * kWarpsPerBlock);
+  const int blocks = std::min(resident, int(blocks_for(layout.items(), kWarpsPerBlock)));
+  int N = g.N;
+  double h2 = g.h() * g.h();
+  Layout at = layout;
+  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &at, &count};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, 32 * kWarpsPerBlock, args, 0, stream));
+  const int passes = (count - 1) / DEPTH + __builtin_popcount((count - 1) % DEPTH) + 1;
+  if (passes % 2 == 1) std::swap(cur, next);
+}
+
+SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  int supported = 0, device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
+  if (!supported) throw tut::NoDeviceError("gpu5 needs a cooperative launch (grid.sync()), which this GPU does not offer");
+  switch (o.depth ? o.depth : kDefaultDepth) {
+    case 2: return iterate_on_device<advance<2>>(p, u, o);
+    case 4: return iterate_on_device<advance<4>>(p, u, o);
+    case 8: return iterate_on_device<advance<8>>(p, u, o);
+    case 16: return iterate_on_device<advance<16>>(p, u, o);
+  }
+  throw tut::UsageError("gpu5: --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+}
+
+}  // namespace
+
+const PoissonCode poisson_gpu5{solve, kDefaultDepth};
