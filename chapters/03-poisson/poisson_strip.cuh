@@ -3,13 +3,13 @@
 //
 // A warp owns a strip of kStripColumns = 128 columns, lane l holding columns l, l + 32, l + 64 and
 // l + 96 of it (so its loads and stores are whole 256-byte rows), and walks down the strip's rows.
-// It keeps, for each iteration level, the last three rows it computed in registers: from three
-// rows of u (level 0) it computes iteration 1 of the middle one; three rows of level 1 give
-// iteration 2 of the middle one, and so on: the levels follow each other two rows apart, and
-// only level DEPTH is stored. Left and right neighbours come from the
-// neighbouring lanes (one shuffle each); up and down from the registers. The source f is read
-// at each level from the L1 cache (the warp read the same row a few steps before); u is read
-// from L2 (__ldcg), past the L1 cache, which is not kept coherent with what other SMs wrote in an
+// It loads a row of u (level 0) and, with the two rows before it that it kept in registers,
+// computes iteration 1 of the row above; that row, with its two neighbours at level 1, gives
+// iteration 2 one row higher, and so on: after DEPTH levels, iteration DEPTH of the row DEPTH
+// rows up is done, and only that is stored. Left and right neighbours come from the
+// neighbouring lanes (one shuffle each); up and down from the registers. The next row is loaded
+// a step ahead; its source f is kept for iteration 1, and read again by the deeper levels from
+// the L1 cache (the warp read the same row a few steps before); u is read from L2 (__ldcg), past the L1 cache, which is not kept coherent with what other SMs wrote in an
 // earlier pass of the same kernel (gpu5).
 // Each iteration spoils one more column at each side of the strip (its outer neighbours are
 // not there), so a strip stores only its middle kStripColumns - 2 HALO columns, and a warp that
@@ -37,14 +37,14 @@ struct Layout {
   __host__ __device__ int items() const { return strips * segments; }
 };
 
-// Strips across the N interior columns, and segments of about segment_rows rows down them:
-// enough items (warps) to fill the GPU `want` times over, but segments no shorter than 4 HALO
-// rows, where the halo rows would cost more than the rows stored.
+// Strips across the N interior columns, and segments down them: about `want_items` items (the
+// warps the GPU holds at once), but segments no shorter than HALO rows (below that, each warp
+// would load and compute more halo rows than it stores).
 template <int HALO>
 Layout layout_for(int N, int want_items) {
   const int columns = stored_columns<HALO>(), strips = int(blocks_for(N, columns));
   const int wanted_segments = std::max(1, want_items / strips);
-  const int rows = std::max(int(blocks_for(N, wanted_segments)), std::min(N, 4 * HALO));
+  const int rows = std::max(int(blocks_for(N, wanted_segments)), std::min(N, HALO));
   return {columns, strips, int(blocks_for(N, rows)), rows};
 }
 
@@ -68,59 +68,63 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
     interior[j] = column[j] >= 1 && column[j] <= N;
     stored[j] = interior[j] && offset >= HALO && offset < HALO + layout.columns;
   }
-  // Level s's last three rows, oldest first: window[s][0..2][j]. Level 0 is the rows loaded.
-  double window[DEPTH][3][kPerLane] = {};
-  // Step y loads row y and computes level s (1 .. DEPTH) of row y - 2s, from level s - 1's rows
-  // y - 2s - 1 .. y - 2s + 1, which the three steps before this one computed: no level waits for
-  // another within a step, so the warp's DEPTH levels overlap, and a row loaded at step y is
-  // first used at step y + 1 (its load has a step to arrive).
-  for (int y = max(0, first_row - HALO); y <= last_row + 2 * DEPTH; ++y) {
-    double row[kPerLane];  // level 0 of row y (nothing below the bottom boundary)
+  // Level 0 of a row (u as loaded; nothing below the bottom boundary), and its source f.
+  const auto load_row = [&](int y, double (&u_out)[kPerLane], double (&f_out)[kPerLane]) {
 #pragma unroll
-    for (int j = 0; j < kPerLane; ++j)
-      row[j] = y <= N + 1 && column[j] >= 0 && column[j] <= N + 1 ? __ldcg(in + size_t(y) * w + column[j]) : 0.0;
-    // From the deepest level up, so that a level's window moves on only after the level above
-    // it has read it.
+    for (int j = 0; j < kPerLane; ++j) {
+      const bool inside = y <= N + 1 && column[j] >= 0 && column[j] <= N + 1;
+      u_out[j] = inside ? __ldcg(in + size_t(y) * w + column[j]) : 0.0;
+      f_out[j] = inside ? __ldg(f + size_t(y) * w + column[j]) : 0.0;
+    }
+  };
+  // Level s's rows r - 1 and r (above[s], here[s]) while level s's row r + 1 arrives.
+  double above[DEPTH][kPerLane] = {}, here[DEPTH][kPerLane] = {};
+  // The next row is loaded a step ahead, so that its loads are in flight while this row's
+  // levels are computed; level 1 takes its f from there too (the deeper levels from L1).
+  const int first_y = max(0, first_row - HALO);
+  double u_ahead[kPerLane], f_ahead[kPerLane], f_here[kPerLane] = {};
+  load_row(first_y, u_ahead, f_ahead);
+  for (int y = first_y; y <= last_row + DEPTH; ++y) {
+    double row[kPerLane], f_level1[kPerLane];  // level 0 of row y; f of row y - 1
 #pragma unroll
-    for (int s = DEPTH; s >= 1; --s) {
-      const int r = y - 2 * s;
+    for (int j = 0; j < kPerLane; ++j) {
+      row[j] = u_ahead[j];
+      f_level1[j] = f_here[j];
+      f_here[j] = f_ahead[j];
+    }
+    load_row(y + 1, u_ahead, f_ahead);
+#pragma unroll
+    for (int s = 0; s < DEPTH; ++s) {
+      // Level s + 1 of row r = y - s - 1 from level s's rows r - 1, r and r + 1 (= row).
+      const int r = y - s - 1;
       const bool row_interior = r >= 1 && r <= N;
-      const double* f_row = f + size_t(max(r, 0)) * w;
-      const double(&below)[3][kPerLane] = window[s - 1];  // level s - 1's rows r - 1, r, r + 1
+      const double* f_row = f + size_t(max(r, 0)) * w;  // (deeper levels' f: read by level 1 a few steps ago)
       double next[kPerLane];
 #pragma unroll
       for (int j = 0; j < kPerLane; ++j) {
         // The left neighbour of (lane, j) is lane - 1's column j, or lane 31's column j - 1 for
         // lane 0: each lane offers what the lane after it needs (lane 31 its column j - 1).
-        const double offer_left = lane == 31 ? below[1][j > 0 ? j - 1 : 0] : below[1][j];
-        const double offer_right = lane == 0 ? below[1][j < kPerLane - 1 ? j + 1 : j] : below[1][j];
+        const double offer_left = lane == 31 ? here[s][j > 0 ? j - 1 : 0] : here[s][j];
+        const double offer_right = lane == 0 ? here[s][j < kPerLane - 1 ? j + 1 : j] : here[s][j];
         const double left = __shfl_sync(0xffffffffu, offer_left, (lane + 31) % 32);
         const double right = __shfl_sync(0xffffffffu, offer_right, (lane + 1) % 32);
         const bool update = row_interior && interior[j];
         // Boundary points keep their value at every level; halo columns beyond the strip's reach
         // compute garbage that no stored point depends on.
-        next[j] = update ? 0.25 * (left + right + below[0][j] + below[2][j] + h2 * __ldg(f_row + column[j])) : below[1][j];
+        const double source = s == 0 ? f_level1[j] : __ldg(f_row + column[j]);
+        next[j] = update ? 0.25 * (left + right + above[s][j] + row[j] + h2 * source) : here[s][j];
+        above[s][j] = here[s][j];
+        here[s][j] = row[j];
       }
-      if (s == DEPTH) {  // level DEPTH of row r: the pass's result
-        if (r >= first_row && r <= last_row) {
 #pragma unroll
-          for (int j = 0; j < kPerLane; ++j)
-            if (stored[j]) out[size_t(r) * w + column[j]] = next[j];
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < kPerLane; ++j) {
-          window[s][0][j] = window[s][1][j];
-          window[s][1][j] = window[s][2][j];
-          window[s][2][j] = next[j];
-        }
-      }
+      for (int j = 0; j < kPerLane; ++j) row[j] = next[j];
     }
+    // row: level DEPTH of row y - DEPTH.
+    const int r = y - DEPTH;
+    if (r >= first_row && r <= last_row) {
 #pragma unroll
-    for (int j = 0; j < kPerLane; ++j) {
-      window[0][0][j] = window[0][1][j];
-      window[0][1][j] = window[0][2][j];
-      window[0][2][j] = row[j];
+      for (int j = 0; j < kPerLane; ++j)
+        if (stored[j]) out[size_t(r) * w + column[j]] = row[j];
     }
   }
 }

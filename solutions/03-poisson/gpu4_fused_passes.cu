@@ -23,24 +23,25 @@ namespace {
 using namespace poisson_strip;
 
 constexpr int kDefaultDepth = 8;
-constexpr int kWarpsPerBlock = 4;
-constexpr int kItemsPerSm = 32;  // warps' worth of strips x segments per SM: enough to hide latency
+// A block is one warp: its item (blockIdx.x) is then the same for all its lanes as far as the
+// compiler can tell, and the shuffles need no code for lanes that might have diverged.
+constexpr int kThreads = 32;
 
 template <int DEPTH>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+__global__ void __launch_bounds__(kThreads)
     fused_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
                Layout layout) {
-  const int item = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
+  const int item = blockIdx.x;
   if (item < layout.items()) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
 }
 
 // One pass of DEPTH iterations from cur into next; then next is the newest.
 template <int DEPTH>
 void pass(const PoissonGrid& g, const double* f, double*& cur, double*& next, cudaStream_t stream) {
-  static const int sms = tut::multiprocessor_count();
-  const Layout layout = layout_for<DEPTH>(g.N, kItemsPerSm * sms);
-  const int blocks = int(blocks_for(layout.items(), kWarpsPerBlock));
-  fused_pass<DEPTH><<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, layout);
+  // As many strips x segments as warps the GPU holds at once: one wave, the rows shared evenly.
+  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(fused_pass<DEPTH>), kThreads, 0);
+  const Layout layout = layout_for<DEPTH>(g.N, resident);
+  fused_pass<DEPTH><<<layout.items(), kThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, layout);
   CUDA_CHECK_LAUNCH();
   std::swap(cur, next);
 }

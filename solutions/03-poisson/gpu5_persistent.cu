@@ -3,39 +3,63 @@
 //   test: meson test -C build poisson-gpu5 poisson-gpu5-idea --print-errorlogs
 // Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
 // the GPU holds at once runs every pass of a call: each warp takes its strips and segments of
-// the field (gpu4's poisson_strip.cuh), and a grid barrier (cooperative_groups' grid.sync())
-// between two passes says that every warp's rows of the pass are out before any warp reads
-// them. The two fields swap inside the kernel; u goes from SM to SM through the L2 cache.
+// the field (gpu4's poisson_strip.cuh), and a grid barrier between two passes says that every
+// warp's rows of the pass are out before any warp reads them (a cooperative launch guarantees
+// that all blocks are on the GPU at once, without which a barrier could wait forever). The two
+// fields swap inside the kernel; u goes from SM to SM through the L2 cache.
 // Why it should help: where the whole problem sits in L2 (the three fields are 25 MiB at
 // 1024^2), a pass takes microseconds, and a launch (or a graph node) per pass is a large part of
 // it; a grid barrier costs about a microsecond, once per `depth` iterations.
 // What still limits it: the barrier, and every warp waiting at it for the slowest one; where the
 // fields do not fit in L2 (2048^2 and beyond on an H100), each pass streams them from memory, as
 // gpu4 does, and launches were never the cost.
-#include <cooperative_groups.h>
-
 #include "check.h"
 #include "poisson.h"
 #include "poisson_strip.cuh"
-
-namespace cg = cooperative_groups;
 
 namespace {
 
 using namespace poisson_strip;
 
 constexpr int kDefaultDepth = 4;
-constexpr int kWarpsPerBlock = 4;
+constexpr int kThreads = 32;  // a block is one warp, as in gpu4
+
+// The value at `counter`, read with acquire order: what was written before a release of it (the
+// fence before the atomic below) is seen after this read.
+__device__ unsigned load_acquire(const unsigned* counter) {
+  unsigned value;
+#if __CUDA_ARCH__ >= 700
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(counter) : "memory");
+#else
+  value = *reinterpret_cast<const volatile unsigned*>(counter);
+  __threadfence();
+#endif
+  return value;
+}
+
+// A grid barrier that all 32 lanes of each block (one warp) go through alike: every lane does
+// the same atomic (lane 0 adds one, the others nothing) and the same wait (a warp vote), so no
+// lane takes a branch of its own. cooperative_groups' grid.sync() has a branch for one thread
+// per block; after it the compiler can no longer tell that the warp's lanes run together, and
+// it wraps every shuffle that follows in code for lanes that might not (three times as many
+// instructions). `arrived` counts blocks; the barrier of pass p waits for (p + 1) x blocks.
+__device__ void grid_barrier(unsigned* arrived, unsigned& barriers) {
+  __threadfence();  // this warp's stores of the pass, visible on the GPU before it says it has arrived
+  atomicAdd(arrived, threadIdx.x == 0 ? 1u : 0u);
+  const unsigned target = ++barriers * gridDim.x;
+  while (!__all_sync(0xffffffffu, load_acquire(arrived) >= target)) {
+  }
+}
 
 // One pass of DEPTH iterations over the whole field by the whole grid, from `in` into `out`;
 // then the fields swap.
 template <int DEPTH>
-__device__ void pass(cg::grid_group& grid, int N, double h2, const double* f, double*& in, double*& out, const Layout& layout) {
-  const int warps = gridDim.x * kWarpsPerBlock, first = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
-  for (int item = first; item < layout.items(); item += warps) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
-  // EXERCISE: wait until every warp of the grid has stored its rows of this pass, then swap
-  //   the fields for the next one
-  grid.sync();
+__device__ void pass(unsigned* arrived, unsigned& barriers, int N, double h2, const double* f, double*& in, double*& out,
+                     const Layout& layout) {
+  for (int item = blockIdx.x; item < layout.items(); item += gridDim.x) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
+  // EXERCISE: wait until every warp of the grid has stored its rows of this pass (grid_barrier),
+  //   then swap the fields for the next one
+  grid_barrier(arrived, barriers);
   double* t = in;
   in = out;
   out = t;
@@ -45,31 +69,35 @@ __device__ void pass(cg::grid_group& grid, int N, double h2, const double* f, do
 // shallower ones, and a last one of one iteration (the field before it stays in the other
 // buffer, for the tolerance check). The newest field ends in a after an even number of passes.
 template <int DEPTH>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock)
-    all_passes(int N, double h2, const double* __restrict__ f, double* a, double* b, Layout layout, int count) {
-  cg::grid_group grid = cg::this_grid();
+__global__ void __launch_bounds__(kThreads)
+    all_passes(int N, double h2, const double* __restrict__ f, double* a, double* b, Layout layout, int count,
+               unsigned* arrived) {
+  unsigned barriers = 0;
   int left = count - 1;
-  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH>(grid, N, h2, f, a, b, layout);
-  if (DEPTH > 8 && left & 8) pass<8>(grid, N, h2, f, a, b, layout);
-  if (DEPTH > 4 && left & 4) pass<4>(grid, N, h2, f, a, b, layout);
-  if (DEPTH > 2 && left & 2) pass<2>(grid, N, h2, f, a, b, layout);
-  if (left & 1) pass<1>(grid, N, h2, f, a, b, layout);
-  pass<1>(grid, N, h2, f, a, b, layout);
+  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 8 && left & 8) pass<8>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 4 && left & 4) pass<4>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 2 && left & 2) pass<2>(arrived, barriers, N, h2, f, a, b, layout);
+  if (left & 1) pass<1>(arrived, barriers, N, h2, f, a, b, layout);
+  pass<1>(arrived, barriers, N, h2, f, a, b, layout);
 }
 
 template <int DEPTH>
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
   const auto kernel = all_passes<DEPTH>;
-  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), 32 * kWarpsPerBlock, 0);
+  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0);
   if (resident == 0) throw std::runtime_error("gpu5: not one block of its kernel fits on an SM");
   // Items for the resident warps, laid out as gpu4's deepest pass (the shallower ones use it too).
-  const Layout layout = layout_for<DEPTH>(g.N, resident * kWarpsPerBlock);
-  const int blocks = std::min(resident, int(blocks_for(layout.items(), kWarpsPerBlock)));
+  const Layout layout = layout_for<DEPTH>(g.N, resident);
+  const int blocks = std::min(resident, layout.items());
   int N = g.N;
   double h2 = g.h() * g.h();
   Layout at = layout;
-  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &at, &count};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, 32 * kWarpsPerBlock, args, 0, stream));
+  static tut::DeviceBuffer<unsigned> arrived(1);  // the barrier's count, from 0 at every launch
+  CUDA_CHECK(cudaMemsetAsync(arrived.get(), 0, sizeof(unsigned), stream));
+  unsigned* counter = arrived.get();
+  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &at, &count, &counter};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, kThreads, args, 0, stream));
   const int passes = (count - 1) / DEPTH + __builtin_popcount((count - 1) % DEPTH) + 1;
   if (passes % 2 == 1) std::swap(cur, next);
 }

@@ -127,13 +127,13 @@ namespace {
 template <int HALO>
 __global__ void halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
                                double* __restrict__ out, poisson_strip::Layout layout) {
-  const int item = blockIdx.x * 4 + threadIdx.x / 32;
+  const int item = blockIdx.x;
   if (item < layout.items()) poisson_strip::iterate_strip<8, HALO>(N, h2, f, in, out, layout, item);
 }
 
 __global__ void single_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
                             double* __restrict__ out, poisson_strip::Layout layout) {
-  const int item = blockIdx.x * 4 + threadIdx.x / 32;
+  const int item = blockIdx.x;
   if (item < layout.items()) poisson_strip::iterate_strip<1>(N, h2, f, in, out, layout, item);
 }
 
@@ -143,10 +143,10 @@ void halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& 
   const poisson_strip::Layout one = poisson_strip::layout_for<1>(g.N, 32 * tut::multiprocessor_count());
   for (int left = count; left > 0;) {
     if (left >= 8) {
-      halo_pass<HALO><<<blocks_for(deep.items(), 4), 128, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
+      halo_pass<HALO><<<deep.items(), 32, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
       left -= 8;
     } else {
-      single_pass<<<blocks_for(one.items(), 4), 128, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
+      single_pass<<<one.items(), 32, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
       left -= 1;
     }
     CUDA_CHECK_LAUNCH();
