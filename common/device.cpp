@@ -101,6 +101,7 @@ void DeviceBuffer<T>::copy(void* dst, const void* src, size_t bytes, cudaMemcpyK
 template class DeviceBuffer<float>;
 template class DeviceBuffer<double>;
 template class DeviceBuffer<int>;
+template class DeviceBuffer<unsigned>;
 template class DeviceBuffer<char>;
 
 template <class T>
