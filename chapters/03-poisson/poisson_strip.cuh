@@ -59,12 +59,15 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
   const int first_stored = 1 + strip * layout.columns;  // the strip's first stored column
   const int first_row = 1 + segment * layout.segment_rows;
   const int last_row = min(first_row + layout.segment_rows, N + 1) - 1;  // the segment's last stored row
-  int column[kPerLane];
+  // Every address is made inside the field (reach, and rows clamped to 0 .. N + 1), even where
+  // the value is not used: the compiler may issue a load before the test that discards it.
+  int column[kPerLane], reach[kPerLane];
   bool interior[kPerLane], stored[kPerLane];
 #pragma unroll
   for (int j = 0; j < kPerLane; ++j) {
     const int offset = lane + 32 * j;  // within the strip
     column[j] = first_stored - HALO + offset;
+    reach[j] = min(max(column[j], 0), N + 1);
     interior[j] = column[j] >= 1 && column[j] <= N;
     stored[j] = interior[j] && offset >= HALO && offset < HALO + layout.columns;
   }
@@ -72,9 +75,10 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
   const auto load_row = [&](int y, double (&u_out)[kPerLane], double (&f_out)[kPerLane]) {
 #pragma unroll
     for (int j = 0; j < kPerLane; ++j) {
-      const bool inside = y <= N + 1 && column[j] >= 0 && column[j] <= N + 1;
-      u_out[j] = inside ? __ldcg(in + size_t(y) * w + column[j]) : 0.0;
-      f_out[j] = inside ? __ldg(f + size_t(y) * w + column[j]) : 0.0;
+      const bool inside = y <= N + 1 && column[j] == reach[j];
+      const size_t at = size_t(min(y, N + 1)) * w + reach[j];
+      u_out[j] = inside ? __ldcg(in + at) : 0.0;
+      f_out[j] = inside ? __ldg(f + at) : 0.0;
     }
   };
   // Level s's rows r - 1 and r (above[s], here[s]) while level s's row r + 1 arrives.
@@ -98,7 +102,7 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
       // Level s + 1 of row r = y - s - 1 from level s's rows r - 1, r and r + 1 (= row).
       const int r = y - s - 1;
       const bool row_interior = r >= 1 && r <= N;
-      const double* f_row = f + size_t(max(r, 0)) * w;  // (deeper levels' f: read by level 1 a few steps ago)
+      const double* f_row = f + size_t(min(max(r, 0), N + 1)) * w;  // deeper levels' f: level 1 read it a few steps ago
       double next[kPerLane];
 #pragma unroll
       for (int j = 0; j < kPerLane; ++j) {
@@ -111,13 +115,15 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
         const bool update = row_interior && interior[j];
         // Boundary points keep their value at every level; halo columns beyond the strip's reach
         // compute garbage that no stored point depends on.
-        const double source = s == 0 ? f_level1[j] : __ldg(f_row + column[j]);
+        const double source = s == 0 ? f_level1[j] : __ldg(f_row + reach[j]);
         next[j] = update ? 0.25 * (left + right + above[s][j] + row[j] + h2 * source) : here[s][j];
-        above[s][j] = here[s][j];
-        here[s][j] = row[j];
       }
 #pragma unroll
-      for (int j = 0; j < kPerLane; ++j) row[j] = next[j];
+      for (int j = 0; j < kPerLane; ++j) {  // after all four: column j + 1's shuffle read here[s][j]
+        above[s][j] = here[s][j];
+        here[s][j] = row[j];
+        row[j] = next[j];
+      }
     }
     // row: level DEPTH of row y - DEPTH.
     const int r = y - DEPTH;
