@@ -2,8 +2,8 @@
 # Chapter 03-poisson's measurements, into three CSVs:
 #   NAME_sizes.csv    every stage over N (GPU stages 1000 iterations, CPU 100, the untimed
 #                     one-thread stage 10)
-#   NAME_depths.csv   gpu4 and gpu5 at every depth (iterations per pass: 2, 4, 8, 16) at N = 1024,
-#                     2048 and 8192, 1000 iterations
+#   NAME_depths.csv   gpu4 and gpu5 at every depth (iterations per pass: 2, 4, 8, 16) at N = 256,
+#                     512, 1024, 2048 and 8192, 1000 iterations
 #   NAME_scaling.csv  the multi-GPU stages on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
 #                     beside the one-GPU stage that jacobi runs with them, measured in the same run
 #   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
@@ -32,7 +32,7 @@ done
 for N in 256 512 1024 2048 4096 8192 16384; do
   for stage in $(stages gpu --timed); do append "$sizes" "$stage" $N 1000; done
 done
-for N in 1024 2048 8192; do
+for N in 256 512 1024 2048 8192; do
   for stage in gpu4 gpu5; do
     for depth in 2 4 8 16; do append "$depths" "$stage" $N 1000 --depth $depth; done
   done

@@ -1,7 +1,7 @@
 // Exercise skeleton generated from solutions/03-poisson/gpu5_persistent.cu by tools/make_exercises.py:
 // write the lines each TODO asks for, then build and run this stage's tests.
 // poisson gpu5: the iteration loop on the GPU, in one persistent kernel.
-//   run:  build-ex/chapters/03-poisson/jacobi gpu5 1024 1000 [--depth 4]
+//   run:  build-ex/chapters/03-poisson/jacobi gpu5 2048 1000 [--depth 8]
 //   test: meson test -C build-ex poisson-gpu5 poisson-gpu5-idea --print-errorlogs
 // Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
 // the GPU holds at once runs every pass of a call: each warp takes its strips and segments of
@@ -23,7 +23,7 @@ namespace {
 
 using namespace poisson_strip;
 
-constexpr int kDefaultDepth = 4;
+constexpr int kDefaultDepth = 8;
 constexpr int kThreads = 32;  // a block is one warp, as in gpu4
 
 // The value at `counter`, read with acquire order: what was written before a release of it (the

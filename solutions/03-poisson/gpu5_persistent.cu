@@ -1,5 +1,5 @@
 // poisson gpu5: the iteration loop on the GPU, in one persistent kernel.
-//   run:  build/chapters/03-poisson/jacobi gpu5 1024 1000 [--depth 4]
+//   run:  build/chapters/03-poisson/jacobi gpu5 2048 1000 [--depth 8]
 //   test: meson test -C build poisson-gpu5 poisson-gpu5-idea --print-errorlogs
 // Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
 // the GPU holds at once runs every pass of a call: each warp takes its strips and segments of
@@ -21,7 +21,7 @@ namespace {
 
 using namespace poisson_strip;
 
-constexpr int kDefaultDepth = 4;
+constexpr int kDefaultDepth = 8;
 constexpr int kThreads = 32;  // a block is one warp, as in gpu4
 
 // The value at `counter`, read with acquire order: what was written before a release of it (the
