@@ -1,16 +1,16 @@
 // Chapter 03-poisson: several Jacobi iterations in one pass over the field, by one warp per strip
 // (gpu4 launches it once per pass, gpu5 runs all passes in one kernel).
 //
-// A warp owns a strip of kStripColumns = 128 columns, lane l holding columns l, l + 32, l + 64 and
-// l + 96 of it (so its loads and stores are whole 256-byte rows), and walks down the strip's rows.
-// It loads a row of u (level 0) and, with the two rows before it that it kept in registers,
+// A warp owns a strip of kStripColumns = 128 columns, lane l holding columns 4l .. 4l + 3 of it,
+// and walks down the strip's rows. It loads a row of u (level 0) and, with the two rows before it that it kept in registers,
 // computes iteration 1 of the row above; that row, with its two neighbours at level 1, gives
 // iteration 2 one row higher, and so on: after DEPTH levels, iteration DEPTH of the row DEPTH
-// rows up is done, and only that is stored. Left and right neighbours come from the
-// neighbouring lanes (one shuffle each); up and down from the registers. The next row is loaded
-// a step ahead; its source f is kept for iteration 1, and read again by the deeper levels from
-// the L1 cache (the warp read the same row a few steps before); u is read from L2 (__ldcg), past the L1 cache, which is not kept coherent with what other SMs wrote in an
-// earlier pass of the same kernel (gpu5).
+// rows up is done, and only that is stored. Up and down neighbours come from the registers, left
+// and right from the lane's own columns, but for its first and last: two shuffles per row and
+// level for four points. The next row is loaded a step ahead; its source f is kept for
+// iteration 1, and read again by the deeper levels from the L1 cache (the warp read the same row
+// a few steps before); u is read from L2 (__ldcg), past the L1 cache, which is not kept
+// coherent with what other SMs wrote in an earlier pass of the same kernel (gpu5).
 // Each iteration spoils one more column at each side of the strip (its outer neighbours are
 // not there), so a strip stores only its middle kStripColumns - 2 HALO columns, and a warp that
 // stores rows [first_row, first_row + rows) starts DEPTH rows above them and goes on DEPTH
@@ -65,7 +65,7 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
   bool interior[kPerLane], stored[kPerLane];
 #pragma unroll
   for (int j = 0; j < kPerLane; ++j) {
-    const int offset = lane + 32 * j;  // within the strip
+    const int offset = kPerLane * lane + j;  // within the strip
     column[j] = first_stored - HALO + offset;
     reach[j] = min(max(column[j], 0), N + 1);
     interior[j] = column[j] >= 1 && column[j] <= N;
@@ -103,23 +103,23 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
       const int r = y - s - 1;
       const bool row_interior = r >= 1 && r <= N;
       const double* f_row = f + size_t(min(max(r, 0), N + 1)) * w;  // deeper levels' f: level 1 read it a few steps ago
+      // The columns beside the lane's four: the last of the lane before, the first of the lane
+      // after (at the strip's edges, a lane's own: garbage, in the halo).
+      const double from_left = __shfl_up_sync(0xffffffffu, here[s][kPerLane - 1], 1);
+      const double from_right = __shfl_down_sync(0xffffffffu, here[s][0], 1);
       double next[kPerLane];
 #pragma unroll
       for (int j = 0; j < kPerLane; ++j) {
-        // The left neighbour of (lane, j) is lane - 1's column j, or lane 31's column j - 1 for
-        // lane 0: each lane offers what the lane after it needs (lane 31 its column j - 1).
-        const double offer_left = lane == 31 ? here[s][j > 0 ? j - 1 : 0] : here[s][j];
-        const double offer_right = lane == 0 ? here[s][j < kPerLane - 1 ? j + 1 : j] : here[s][j];
-        const double left = __shfl_sync(0xffffffffu, offer_left, (lane + 31) % 32);
-        const double right = __shfl_sync(0xffffffffu, offer_right, (lane + 1) % 32);
+        const double left = j == 0 ? from_left : here[s][j - 1];
+        const double right = j == kPerLane - 1 ? from_right : here[s][j + 1];
         const bool update = row_interior && interior[j];
         // Boundary points keep their value at every level; halo columns beyond the strip's reach
         // compute garbage that no stored point depends on.
         const double source = s == 0 ? f_level1[j] : __ldg(f_row + reach[j]);
-        next[j] = update ? 0.25 * (left + right + above[s][j] + row[j] + h2 * source) : here[s][j];
+        next[j] = update ? 0.25 * ((left + right) + (above[s][j] + row[j]) + h2 * source) : here[s][j];
       }
 #pragma unroll
-      for (int j = 0; j < kPerLane; ++j) {  // after all four: column j + 1's shuffle read here[s][j]
+      for (int j = 0; j < kPerLane; ++j) {  // after all four: column j + 1 read here[s][j]
         above[s][j] = here[s][j];
         here[s][j] = row[j];
         row[j] = next[j];
