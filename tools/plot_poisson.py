@@ -3,7 +3,9 @@
 
 Usage: plot_poisson.py PREFIX [--markdown]
   PREFIX_sizes.csv    -> PREFIX_sizes.png     lattice updates per second against N, per stage
+  PREFIX_depths.csv   -> PREFIX_depths.png    gpu4 and gpu5 against the iterations per pass, per N
   PREFIX_scaling.csv  -> PREFIX_scaling.png   multi and nccl on 1, 2, 4 GPUs: speed-up and efficiency
+                                              (if the run had more than one GPU)
   PREFIX_radiator.pgm -> PREFIX_radiator.png  the solution, if the PGM is there
   --markdown          print the tables of the lesson instead
 """
@@ -25,6 +27,35 @@ def plot_sizes(rows, out):
     log_axes(ax, "N (interior points per side)", "Gupdates/s",
              f"Jacobi, 1000 iterations (GPU), 100 (CPU), 10 (one GPU thread), on {rows[-1]['device'].split(' (')[0]}")
     save(fig, out)
+
+
+def plot_depths(rows, out):
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for stage, N in dict.fromkeys((r["stage"], r["N"]) for r in rows):
+        pts = [(int(r["depth"]), float(r["gupdates_per_s"])) for r in rows if r["stage"] == stage and r["N"] == N]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                linestyle="-" if stage == "gpu4" else "--", label=f"{stage}, N = {N}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks([2, 4, 8, 16], ["2", "4", "8", "16"])
+    ax.set_xlabel("iterations per pass (--depth)")
+    ax.set_ylabel("Gupdates/s")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(f"gpu4 and gpu5 by depth, 1000 iterations, on {rows[-1]['device'].split(' (')[0]}", fontsize=10)
+    save(fig, out)
+
+
+def depth_table(rows):
+    """Gupdates/s, a row per depth, a column per stage and N."""
+    columns = list(dict.fromkeys((r["stage"], r["N"]) for r in rows))
+    print("| depth | " + " | ".join(f"{stage} {N}" for stage, N in columns) + " |")
+    print("|---:|" + "---:|" * len(columns))
+    for depth in dict.fromkeys(r["depth"] for r in rows):
+        cells = [next(float(r["gupdates_per_s"]) for r in rows if (r["stage"], r["N"], r["depth"]) == (stage, N, depth))
+                 for stage, N in columns]
+        print(f"| {depth} | " + " | ".join(f"{v:.1f}" for v in cells) + " |")
+    print()
 
 
 def split_runs(rows):
@@ -77,6 +108,8 @@ def markdown(prefix):
         print(f"| {r['stage']} | {r['N']} | {r['iterations']} | {float(r['time_s']):.4f} | {float(r['gupdates_per_s']):.2f} "
               f"| {float(r['gb_per_s']):.0f} | {pct} |")
     print()
+    if os.path.exists(prefix + "_depths.csv"):
+        depth_table(load(prefix + "_depths.csv"))
     spread, single = split_runs(load(prefix + "_scaling.csv"))
     print(f"| stage | GPUs | time (s) | Gupdates/s | speed-up over {single} | efficiency (%) | copy measured in the run (GB/s) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -88,7 +121,11 @@ def markdown(prefix):
 
 def plots(prefix):
     plot_sizes(load(prefix + "_sizes.csv"), prefix + "_sizes.png")
-    plot_scaling(load(prefix + "_scaling.csv"), prefix + "_scaling.png")
+    if os.path.exists(prefix + "_depths.csv"):
+        plot_depths(load(prefix + "_depths.csv"), prefix + "_depths.png")
+    scaling = load(prefix + "_scaling.csv")
+    if max(int(r["gpus"]) for r in scaling) > 1:
+        plot_scaling(scaling, prefix + "_scaling.png")
     if os.path.exists(prefix + "_radiator.pgm"):
         pgm_to_png(prefix + "_radiator.pgm", prefix + "_radiator.png")
 
