@@ -402,6 +402,25 @@ def mm_h100(column, t, scale=1.0):
     return lambda k, s: s.num(column, type=t, **mm_shape(k)) * scale
 
 
+MATMUL_H100_PINNED = "chapters/02-matmul/results/h100_matmul_pinned.csv"  # the same calls, arrays page-locked
+
+
+def pinned_copy_bound_ms(k, s):
+    """A and B at the pinned host-to-device rate, C at the device-to-host one, measured on one
+    matrix of N^2 doubles in the same run."""
+    n = int(k["shape"][:-2])
+    rates = load("chapters/02-matmul/results/h100_matmul_bandwidth.csv")
+    bytes_ = n * n * 8
+    h2d = rates.num("gb_per_s", kind="H2D pinned", bytes=bytes_)
+    d2h = rates.num("gb_per_s", kind="D2H pinned", bytes=bytes_)
+    return (2 * bytes_ / h2d + bytes_ / d2h) / 1e6
+
+
+def mm_h100_of_gpulib(t):
+    """Device-only rate of type t as % of the gpulib row's, same shape, same run."""
+    return lambda k, s: 100 * mm_h100("device_gflops", t)(k, s) / mm_h100("device_gflops", "gpulib")(k, s)
+
+
 def mm_h100_text(column, t):
     return lambda k, s: s.find(type=t, **mm_shape(k))[column]
 
@@ -424,6 +443,17 @@ def longest_wait(row):
 
 
 # chapter 03: tools/plot_poisson.py --markdown
+POISSON_H100 = "chapters/03-poisson/results/h100"  # gpu4 and gpu5, past the report
+
+
+def poisson_rate(stage):
+    return lambda k, s: s.num("gupdates_per_s", stage=stage, **k)
+
+
+def poisson_depth(stage, N):
+    return lambda k, s: s.num("gupdates_per_s", stage=stage, N=N, **k)
+
+
 def scaling_eff(gpus):
     return lambda k, s: s.num("efficiency", stage=f"{k['stage']} x{gpus}")
 
@@ -684,17 +714,20 @@ TABLES = [
               Col("host to host GFLOP/s", mm("host_gflops"), 0)]),
     *[Table("chapters/02-matmul/README.md", f"{t} and its variants", f"{t} and its variants, device-only", MATMUL,
             first_word("type"), [Col(size, mm_at(size), 0) for size in MM_SIZES]) for t in ("gpu4", "gpu7")],
-    Table("chapters/02-matmul/README.md", "gpu8 on every shape", "The plan it chose is the last column", MATMUL_H100,
+    Table("chapters/02-matmul/README.md", "gpu8 on every shape", "The plan it kept is the last column", MATMUL_H100,
           whole("shape"), [Col("cuBLAS TFLOP/s", mm_h100("device_gflops", "gpulib", 1e-3), 1),
                            Col("gpu7 TFLOP/s", mm_h100("device_gflops", "gpu7", 1e-3), 1),
-                           Col("gpu7 % of cuBLAS", mm_h100("fraction_of_ceiling", "gpu7", 100), 0),
+                           Col("gpu7 % of cuBLAS", mm_h100_of_gpulib("gpu7"), 0),
                            Col("gpu8 TFLOP/s", mm_h100("device_gflops", "gpu8", 1e-3), 1),
-                           Col("gpu8 % of cuBLAS", mm_h100("fraction_of_ceiling", "gpu8", 100), 0),
+                           Col("gpu8 % of cuBLAS", mm_h100_of_gpulib("gpu8"), 0),
                            Col("gpu8's plan", mm_h100_text("plan", "gpu8"))]),
     Table("chapters/02-matmul/README.md", "host to host, gpu9", "Host to host, from the same run", MATMUL_H100,
           lambda row: {"shape": clean(row["N"]) + "^3"},
           [Col(t, mm_h100("host_ms", t), 1) for t in ("gpulib", "gpu7", "gpu8", "gpu9")] +
-          [Col("gpu9 vs gpulib", lambda k, s: mm_h100("host_ms", "gpulib")(k, s) / mm_h100("host_ms", "gpu9")(k, s), 1),
+          [Col("gpu9 vs gpulib", lambda k, s: mm_h100("host_ms", "gpulib")(k, s) / mm_h100("host_ms", "gpu9")(k, s), 1)] +
+          [Col(f"{t}, caller's arrays pinned", (lambda t: lambda k, s: mm_h100("host_ms", t)(k, load(MATMUL_H100_PINNED)))(t), 1)
+           for t in ("gpulib", "gpu8", "gpu9")] +
+          [Col("pinned-copy bound", pinned_copy_bound_ms, 1),
            Col("product alone (gpu8)", mm_h100("device_ms", "gpu8"), 1)]),
     Table("chapters/02-matmul/README.md", "Nsight Compute at N = 4096", "### What Nsight Compute sees (N = 4096)",
           "chapters/02-matmul/results/h200_matmul_ncu.csv", first_word("type"), reader=read_ncu, cols=[
@@ -722,6 +755,18 @@ TABLES = [
               Col("iterations", csv_value("iterations"), 0), Col("time (s)", csv_value("time_s"), 4),
               Col("Gupdates/s", csv_value("gupdates_per_s"), 2), Col("GB/s at 24 B/update", csv_value("gb_per_s"), 0),
               Col("% of copy (same run)", csv_value("pct_copy"), 1)]),
+    Table("chapters/03-poisson/README.md", "gpu4 and gpu5 by size",
+          "One run of `tools/bench_poisson.sh build chapters/03-poisson/results h100`", POISSON_H100 + "_sizes.csv",
+          whole("N"), [
+              Col("gpu3", poisson_rate("gpu3"), 1), Col("gpu4 (D = 8)", poisson_rate("gpu4"), 1),
+              Col("gpu5 (D = 8)", poisson_rate("gpu5"), 1),
+              Col("copy (GB/s)", lambda k, s: float(s.find(stage="gpu4", **k)["copy ceiling"].split()[0]), 0),
+              Col("gpu4 / single-iteration bound", lambda k, s: s.num("pct_copy", stage="gpu4", **k) / 100, 2),
+              Col("gpu4 / gpu3", lambda k, s: poisson_rate("gpu4")(k, s) / poisson_rate("gpu3")(k, s), 2),
+              Col("gpu5 / gpu3", lambda k, s: poisson_rate("gpu5")(k, s) / poisson_rate("gpu3")(k, s), 2)]),
+    Table("chapters/03-poisson/README.md", "gpu4 and gpu5 by depth", "**The depth**", POISSON_H100 + "_depths.csv",
+          whole("depth"), [Col(f"{stage} {N}", poisson_depth(stage, N), 1)
+                           for N in (256, 512, 1024, 2048, 8192) for stage in ("gpu4", "gpu5")]),
     Table("chapters/03-poisson/README.md", "several GPUs", "### Several GPUs",
           POISSON + "_scaling.csv", whole("stage"), [
               Col("GPUs", csv_value("gpus"), 0), Col("time (s)", csv_value("time_s"), 4),
