@@ -17,6 +17,8 @@
 // rows below: halo columns and rows, loaded and computed again by the strips and segments
 // beside it, in exchange for reading and writing the field once per DEPTH iterations.
 #pragma once
+#include <string>
+
 #include "poisson.h"
 
 namespace poisson_strip {
@@ -133,6 +135,19 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
         if (stored[j]) out[size_t(r) * w + column[j]] = row[j];
     }
   }
+}
+
+// A stage's solve at --depth 2, 4, 8 or 16 (0: the stage's own): the advance of that depth.
+template <DeviceAdvance at2, DeviceAdvance at4, DeviceAdvance at8, DeviceAdvance at16>
+SolveResult solve_at_depth(const char* stage, int own_depth, const PoissonProblem& p, std::vector<double>& u,
+                           const SolveOptions& o) {
+  switch (o.depth ? o.depth : own_depth) {
+    case 2: return iterate_on_device<at2>(p, u, o);
+    case 4: return iterate_on_device<at4>(p, u, o);
+    case 8: return iterate_on_device<at8>(p, u, o);
+    case 16: return iterate_on_device<at16>(p, u, o);
+  }
+  throw tut::UsageError(std::string(stage) + ": --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
 }
 
 }  // namespace poisson_strip
