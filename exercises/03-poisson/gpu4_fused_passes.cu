@@ -57,13 +57,7 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  switch (o.depth ? o.depth : kDefaultDepth) {
-    case 2: return iterate_on_device<advance<2>>(p, u, o);
-    case 4: return iterate_on_device<advance<4>>(p, u, o);
-    case 8: return iterate_on_device<advance<8>>(p, u, o);
-    case 16: return iterate_on_device<advance<16>>(p, u, o);
-  }
-  throw tut::UsageError("gpu4: --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu4", kDefaultDepth, p, u, o);
 }
 
 }  // namespace

@@ -104,14 +104,8 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
   int supported = 0, device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
-  if (!supported) throw tut::NoDeviceError("gpu5 needs a cooperative launch (grid.sync()), which this GPU does not offer");
-  switch (o.depth ? o.depth : kDefaultDepth) {
-    case 2: return iterate_on_device<advance<2>>(p, u, o);
-    case 4: return iterate_on_device<advance<4>>(p, u, o);
-    case 8: return iterate_on_device<advance<8>>(p, u, o);
-    case 16: return iterate_on_device<advance<16>>(p, u, o);
-  }
-  throw tut::UsageError("gpu5: --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+  if (!supported) throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
+  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", kDefaultDepth, p, u, o);
 }
 
 }  // namespace
