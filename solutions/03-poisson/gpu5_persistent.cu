@@ -8,11 +8,12 @@
 // that all blocks are on the GPU at once, without which a barrier could wait forever). The two
 // fields swap inside the kernel; u goes from SM to SM through the L2 cache.
 // Why it should help: where the whole problem sits in L2 (the three fields are 25 MiB at
-// 1024^2), a pass takes microseconds, and a launch (or a graph node) per pass is a large part of
-// it; a grid barrier costs about a microsecond, once per `depth` iterations.
-// What still limits it: the barrier, and every warp waiting at it for the slowest one; where the
-// fields do not fit in L2 (2048^2 and beyond on an H100), each pass streams them from memory, as
-// gpu4 does, and launches were never the cost.
+// 1024^2), a pass should take microseconds, and a launch per pass would be a large part of it; a
+// grid barrier costs about a microsecond, once per `depth` iterations.
+// What still limits it (measured on an H100): a pass of 8 iterations takes about 55 µs even at
+// 1024^2, because each warp works its rows one after the other (gpu4's latency): launches were
+// never the cost, and gpu5 is no faster than gpu4. The barrier adds the wait for the slowest
+// warp; f stays in L2, not on chip.
 #include "check.h"
 #include "poisson.h"
 #include "poisson_strip.cuh"
@@ -41,8 +42,9 @@ __device__ unsigned load_acquire(const unsigned* counter) {
 // the same atomic (lane 0 adds one, the others nothing) and the same wait (a warp vote), so no
 // lane takes a branch of its own. cooperative_groups' grid.sync() has a branch for one thread
 // per block; after it the compiler can no longer tell that the warp's lanes run together, and
-// it wraps every shuffle that follows in code for lanes that might not (three times as many
-// instructions). `arrived` counts blocks; the barrier of pass p waits for (p + 1) x blocks.
+// it wraps every shuffle that follows in code for lanes that might not (twice the shuffles,
+// each with its reconvergence steps). `arrived` counts blocks; the barrier of pass p waits for
+// (p + 1) x blocks.
 __device__ void grid_barrier(unsigned* arrived, unsigned& barriers) {
   __threadfence();  // this warp's stores of the pass, visible on the GPU before it says it has arrived
   atomicAdd(arrived, threadIdx.x == 0 ? 1u : 0u);
@@ -88,15 +90,14 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
   static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0);
   if (resident == 0) throw std::runtime_error("gpu5: not one block of its kernel fits on an SM");
   // Items for the resident warps, laid out as gpu4's deepest pass (the shallower ones use it too).
-  const Layout layout = layout_for<DEPTH>(g.N, resident);
+  Layout layout = layout_for<DEPTH>(g.N, resident);
   const int blocks = std::min(resident, layout.items());
   int N = g.N;
   double h2 = g.h() * g.h();
-  Layout at = layout;
   static tut::DeviceBuffer<unsigned> arrived(1);  // the barrier's count, from 0 at every launch
   CUDA_CHECK(cudaMemsetAsync(arrived.get(), 0, sizeof(unsigned), stream));
   unsigned* counter = arrived.get();
-  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &at, &count, &counter};
+  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &layout, &count, &counter};
   CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, kThreads, args, 0, stream));
   const int passes = (count - 1) / DEPTH + __builtin_popcount((count - 1) % DEPTH) + 1;
   if (passes % 2 == 1) std::swap(cur, next);
@@ -106,7 +107,8 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
   int supported = 0, device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
-  if (!supported) throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
+  if (!supported)
+    throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
   return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", kDefaultDepth, p, u, o);
 }
 
