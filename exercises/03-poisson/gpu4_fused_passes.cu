@@ -12,8 +12,10 @@
 // Why it should help: gpu2 and gpu3 read and write memory at the copy rate already; the only
 // way past that roof is to move fewer bytes per update.
 // What still limits it: the halo work (at depth 8, 128 columns computed for 112 stored), the
-// instructions per update (shuffles, the level registers), and a pass whose iterations run one
-// row after another in each warp: small grids give too few warps to hide that latency.
+// instructions per update (shuffles, the level registers shifted by moves), and a pass whose
+// iterations run one row after another in each warp. On an H100 at depth 8: 252 registers, 8
+// warps per SM, latency-bound (3.2 bytes per update, DRAM a third busy); below 2048^2, where
+// gpu3 is not bound by memory, too few warps to hide it, and gpu4 is the slower.
 // The depth is a compile-time size (the level registers): 2, 4, 8 or 16 (--depth). Iteration
 // counts it does not divide end with shallower passes.
 #include "check.h"
