@@ -39,13 +39,14 @@ std::string stage_names() { return tut::stage_names(poisson_stages()); }
 Options parse(int argc, char** argv) {
   Options o;
   std::vector<const char*> positional, flags = {argv[0]};
-  // Options (and the value after --parts, --check-every, --pgm, --depth) go to the option parser; the
-  // rest, negative numbers included, are the positional arguments.
+  // Options (and the value after --parts, --check-every, --pgm, --depth) go to the option
+  // parser; the rest, negative numbers included, are the positional arguments.
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     const bool option = arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]));
     (option ? flags : positional).push_back(argv[a]);
-    if (option && a + 1 < argc && (arg == "--parts" || arg == "--check-every" || arg == "--pgm" || arg == "--depth")) flags.push_back(argv[++a]);
+    const bool takes_value = arg == "--parts" || arg == "--check-every" || arg == "--pgm" || arg == "--depth";
+    if (option && a + 1 < argc && takes_value) flags.push_back(argv[++a]);
   }
   tut::Cli cli("jacobi", "usage: jacobi VERSION N iterations [tolerance] [options]\n"
                           "Jacobi iterations for -laplace(u) = f on [-1,1]^2 (the course's radiator), double.\n"

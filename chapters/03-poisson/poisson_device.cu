@@ -32,7 +32,7 @@ double device_change_norm(const PoissonGrid& g, const double* a, const double* b
   tut::DeviceBuffer<double> sum(1);
   CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(double), stream));
   // Two blocks per multiprocessor of this GPU: every multiprocessor busy, and few atomics.
-  static const int multiprocessors = tut::multiprocessor_count();
+  const int multiprocessors = tut::multiprocessor_count();
   squared_change<<<2 * multiprocessors, kReductionThreads, 0, stream>>>(g.N, a, b, sum.get());
   CUDA_CHECK_LAUNCH();
   double host = 0;

@@ -110,7 +110,7 @@ namespace {
 // never loaded by the eighth iteration. With HALO 8 the same code is right.
 template <int HALO>
 __global__ void halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
-                               double* __restrict__ out, poisson_strip::Layout layout) {
+                          double* __restrict__ out, poisson_strip::Layout layout) {
   const int item = blockIdx.x;
   if (item < layout.items()) poisson_strip::iterate_strip<8, HALO>(N, h2, f, in, out, layout, item);
 }
@@ -123,8 +123,8 @@ __global__ void single_pass(int N, double h2, const double* __restrict__ f, cons
 
 template <int HALO>
 void halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  const poisson_strip::Layout deep = poisson_strip::layout_for<HALO>(g.N, 32 * tut::multiprocessor_count());
-  const poisson_strip::Layout one = poisson_strip::layout_for<1>(g.N, 32 * tut::multiprocessor_count());
+  const int items = 32 * tut::multiprocessor_count();
+  const poisson_strip::Layout deep = poisson_strip::layout_for<HALO>(g.N, items), one = poisson_strip::layout_for<1>(g.N, items);
   for (int left = count; left > 0;) {
     if (left >= 8) {
       halo_pass<HALO><<<deep.items(), 32, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
