@@ -42,8 +42,8 @@ __device__ unsigned load_acquire(const unsigned* counter) {
 // the same atomic (lane 0 adds one, the others nothing) and the same wait (a warp vote), so no
 // lane takes a branch of its own. cooperative_groups' grid.sync() has a branch for one thread
 // per block; after it the compiler can no longer tell that the warp's lanes run together, and
-// it wraps every shuffle that follows in code for lanes that might not (twice the shuffles,
-// each with its reconvergence steps). `arrived` counts blocks; the barrier of pass p waits for
+// it wraps every shuffle that follows in code for lanes that might not (more shuffles, each
+// with its reconvergence steps). `arrived` counts blocks; the barrier of pass p waits for
 // (p + 1) x blocks.
 __device__ void grid_barrier(unsigned* arrived, unsigned& barriers) {
   __threadfence();  // this warp's stores of the pass, visible on the GPU before it says it has arrived
