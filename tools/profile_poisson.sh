@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Chapter 03-poisson's Nsight Compute profile: one kernel of gpu3, gpu4 and gpu5 at N = 2048 and
-# 8192 (20 iterations each run: a single iteration for gpu3, a pass of the default depth for
-# gpu4, the whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each kernel after
+# Chapter 03-poisson's Nsight Compute profile: one kernel of gpu3, gpu4 and gpu5 at N = 1024 (in
+# tiles), 2048 and 8192 (in strips) (20 iterations each run: a single iteration for gpu3, a pass
+# of the default depth for gpu4, the whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each kernel after
 # a line "# stage S, N n, iterations k" (the iterations that kernel did, for bytes per update).
 #   usage: tools/profile_poisson.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_poisson.sh build /tmp/r h100
 set -euo pipefail
@@ -26,9 +26,13 @@ profile() {
   echo "# stage $1, N $3, iterations $5"
   ncu --metrics "$metrics" --csv -k "regex:$2" -s "$4" -c 1 "$jacobi" "$1" "$3" 20 "${@:6}" 2>&1 | grep '^"'
 }
-for N in 2048 8192; do
+for N in 1024 2048 8192; do
   profile gpu3 point_per_thread "$N" 12 1
-  profile gpu4 fused_pass "$N" 3 8 --depth 8  # warm-up: passes of 8, 1, 1; then the first of 8
-  profile gpu5 all_passes "$N" 1 20           # warm-up: one launch; then all 20 iterations
+  if [ "$N" -le 1024 ]; then
+    profile gpu4 tile_pass "$N" 4 4 --depth 4   # warm-up: passes of 4, 4, 1, 1; then the first of 4
+  else
+    profile gpu4 fused_pass "$N" 3 8 --depth 8  # warm-up: passes of 8, 1, 1; then the first of 8
+  fi
+  profile gpu5 all_passes "$N" 1 20             # warm-up: one launch; then all 20 iterations
 done > "$out/${name}_poisson_ncu.csv"
 echo "wrote $out/${name}_poisson_ncu.csv"

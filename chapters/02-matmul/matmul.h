@@ -69,10 +69,16 @@ void matmult_on_device(int m, int n, int k, const double* A, const double* B, do
 // gpu7's tensor-core kernel in one tile shape (bm x bn of C per block, k-tiles of bk), for the
 // types built on it (gpu8): launch computes C = A B on the device with k cut into `splits`
 // shares of whole k-tiles, share z's partial product into C + z m n (splits = 1: C = A B).
+// stream_k: C = A B in `blocks` blocks (at most stream_k_blocks_per_sm() per SM) taking equal
+// runs of all the tiles' k-tiles, partial tiles handed over through `partials` (blocks x bm x bn
+// doubles) and `ready` (blocks flags, zero before and after).
 struct TensorCoreTiles {
   int bm, bn, bk;
   int (*blocks_per_sm)();  // resident at once on one SM
   void (*launch)(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream);
+  int (*stream_k_blocks_per_sm)();
+  void (*stream_k)(int m, int n, int k, int blocks, const double* A, const double* B, double* C, double* partials,
+                   unsigned* ready, cudaStream_t stream);
 };
 constexpr int kGpu7TileShapes = 3;
 extern const TensorCoreTiles gpu7_tiles[kGpu7TileShapes];  // 128x128 (gpu7's own), 128x64, 64x64

@@ -177,7 +177,7 @@ int main(int argc, char** argv) try {
     tut::Table::Row row = table.add_row();
     row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
     row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
-    if (r.stage->code.default_depth) row.set("depth", o.depth ? o.depth : r.stage->code.default_depth);
+    if (r.stage->code.default_depth) row.set("depth", o.depth ? o.depth : r.stage->code.default_depth(o.N));
     row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);
     if (used && copy_gbps > 0)
       row.set("pct_copy", 100 * gbps / (copy_gbps * used)).set_ceiling("copy x GPUs", gbps / (copy_gbps * used));

@@ -61,7 +61,7 @@ using PoissonSolve = SolveResult (*)(const PoissonProblem& problem, std::vector<
 // What a stage's file hands over, as `const PoissonCode poisson_<stage>`.
 struct PoissonCode {
   PoissonSolve solve;
-  int default_depth = 0;  // iterations per pass of the stages that fuse them (gpu4, gpu5); 0: one
+  int (*default_depth)(int N) = nullptr;  // iterations per pass at size N of the stages that fuse them (gpu4, gpu5)
 };
 
 struct PoissonStage : tut::StageInfo {

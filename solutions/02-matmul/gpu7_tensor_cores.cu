@@ -125,20 +125,21 @@ __device__ void store_pair(double* C, int m, int n, int row, int col, double fir
   if (col + 1 < n) at[1] = second;
 }
 
-// WIDTH: doubles per cp.async, 2 when every row of A, B and C starts on 16 bytes, else 1.
-// Compiled for a GPU older than 8.0, the copies and products are empty: launch refuses to run it.
+// A warp's accumulators: its MI x NI products of 16x8, four doubles each per thread.
+template <class T>
+using Accumulators = double[T::MI][T::NI][4];
+
+// The block's BM x BN tile of C at (row0, col0): the products of k-tiles first_tile ..
+// first_tile + tiles - 1, added to acc. WIDTH: doubles per cp.async, 2 when every row of A, B
+// and C starts on 16 bytes, else 1. Compiled for a GPU older than 8.0, the copies and products
+// are empty: launch refuses to run it.
 template <class T, int WIDTH>
-__global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, int k, const double* __restrict__ A,
-                                                                 const double* __restrict__ B, double* __restrict__ C) {
+__device__ __forceinline__ void multiply_k_tiles(int m, int n, int k, const double* __restrict__ A,
+                                                 const double* __restrict__ B, int row0, int col0, int first_tile,
+                                                 int tiles, Accumulators<T>& acc) {
   extern __shared__ __align__(16) double stages[];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
   const int warp_row = (warp / T::kWarpsN) * T::WM, warp_col = (warp % T::kWarpsN) * T::WN;
-  const int row0 = blockIdx.y * T::BM, col0 = blockIdx.x * T::BN;
-  // Split along blockIdx.z (gpu8): block z multiplies its share of the k-tiles, from first_tile,
-  // and writes its partial product to C + z m n. gpu7 itself launches one share: all of k.
-  const int all_tiles = (k + T::BK - 1) / T::BK, share = (all_tiles + gridDim.z - 1) / gridDim.z;
-  const int first_tile = blockIdx.z * share, tiles = max(0, min(share, all_tiles - first_tile));
-  C += size_t(blockIdx.z) * m * n;
   auto a_stage = [&](int tile) { return stages + (tile % T::STAGES) * T::kStageDoubles; };
   auto b_stage = [&](int tile) { return a_stage(tile) + T::BM * T::kAStride; };
 
@@ -176,7 +177,6 @@ __global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, i
     close_copy_group();
   };
 
-  double acc[T::MI][T::NI][4] = {};
   for (int tile = 0; tile < T::STAGES - 1; ++tile) start_tile(tile);
   for (int tile = 0; tile < tiles; ++tile) {
     // Groups closed so far: STAGES - 1 + tile, the oldest being tile 0. Leaving STAGES - 2 in
@@ -190,8 +190,13 @@ __global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, i
     multiply_tile<T>(a_stage(tile) + warp_row * T::kAStride, b_stage(tile) + warp_col, acc);
     start_tile(tile + T::STAGES - 1);
   }
+}
 
-  const int g = lane / 4, t = lane % 4;
+// Writes the block's tile of C at (row0, col0) from the warps' accumulators.
+template <class T, int WIDTH>
+__device__ __forceinline__ void store_tile(double* C, int m, int n, int row0, int col0, const Accumulators<T>& acc) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int warp_row = (warp / T::kWarpsN) * T::WM, warp_col = (warp % T::kWarpsN) * T::WN;
 #pragma unroll
   for (int mi = 0; mi < T::MI; ++mi)
 #pragma unroll
@@ -200,6 +205,84 @@ __global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, i
       store_pair<WIDTH>(C, m, n, row, col, acc[mi][ni][0], acc[mi][ni][1]);
       store_pair<WIDTH>(C, m, n, row + 8, col, acc[mi][ni][2], acc[mi][ni][3]);
     }
+}
+
+// One block per tile of C. Split along blockIdx.z (gpu8): block z multiplies its share of the
+// k-tiles and writes its partial product to C + z m n; gpu7 itself launches one share, all of k.
+template <class T, int WIDTH>
+__global__ void __launch_bounds__(T::kThreads) tensor_core_tiles(int m, int n, int k, const double* __restrict__ A,
+                                                                 const double* __restrict__ B, double* __restrict__ C) {
+  const int row0 = blockIdx.y * T::BM, col0 = blockIdx.x * T::BN;
+  const int all_tiles = (k + T::BK - 1) / T::BK, share = (all_tiles + gridDim.z - 1) / gridDim.z;
+  const int first_tile = blockIdx.z * share, tiles = max(0, min(share, all_tiles - first_tile));
+  Accumulators<T> acc = {};
+  multiply_k_tiles<T, WIDTH>(m, n, k, A, B, row0, col0, first_tile, tiles, acc);
+  store_tile<T, WIDTH>(C + size_t(blockIdx.z) * m * n, m, n, row0, col0, acc);
+}
+
+// gpu8's stream-K, from the same pieces: the grid's blocks (no more than the GPU holds at once)
+// take equal runs of all the tiles' k-tiles, counted tile after tile, so that no SM waits for a
+// last, partly empty wave. A run starts inside a tile's k at most once, at its own start: that
+// partial product goes to the block's slot in `partials` and its flag in `ready` is raised. The
+// block whose run holds a tile's first k-tile has reached it at its run's end, by when the blocks
+// that finish the tile's k (the next ones) have handed theirs over: it adds them and writes C.
+// All blocks are resident at once, so the wait cannot block the blocks it waits for.
+template <class T>
+__device__ __forceinline__ void hand_over(const Accumulators<T>& acc, double* partials, unsigned* ready) {
+  double* slot = partials + size_t(blockIdx.x) * T::BM * T::BN;
+  int r = 0;
+#pragma unroll
+  for (int mi = 0; mi < T::MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) slot[(r++) * T::kThreads + threadIdx.x] = acc[mi][ni][v];
+  __threadfence();  // this thread's slot in memory before the flag, for every thread
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch(ready + blockIdx.x, 1u);
+}
+
+template <class T>
+__device__ __forceinline__ void add_handed_over(Accumulators<T>& acc, const double* partials, unsigned* ready, int from) {
+  if (threadIdx.x == 0)
+    while (atomicCAS(ready + from, 1u, 0u) == 0u) __nanosleep(64);  // taken and lowered for the next call
+  __syncthreads();
+  __threadfence();
+  const double* slot = partials + size_t(from) * T::BM * T::BN;
+  int r = 0;
+#pragma unroll
+  for (int mi = 0; mi < T::MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[mi][ni][v] += __ldcg(slot + (r++) * T::kThreads + threadIdx.x);
+}
+
+template <class T, int WIDTH>
+__global__ void __launch_bounds__(T::kThreads) stream_k_tiles(int m, int n, int k, const double* __restrict__ A,
+                                                              const double* __restrict__ B, double* __restrict__ C,
+                                                              double* __restrict__ partials, unsigned* __restrict__ ready) {
+  const int columns = (n + T::BN - 1) / T::BN, k_tiles = (k + T::BK - 1) / T::BK;
+  const long long all = (long long)((m + T::BM - 1) / T::BM) * columns * k_tiles;
+  const auto run_start = [&](long long block) { return all * block / gridDim.x; };
+  const long long end = run_start(blockIdx.x + 1);
+  for (long long at = run_start(blockIdx.x); at < end;) {
+    const long long tile = at / k_tiles, tile_end = (tile + 1) * k_tiles;
+    const int first = int(at - tile * k_tiles), count = int(min(end, tile_end) - at);
+    const int row0 = int(tile / columns) * T::BM, col0 = int(tile % columns) * T::BN;
+    Accumulators<T> acc = {};
+    multiply_k_tiles<T, WIDTH>(m, n, k, A, B, row0, col0, first, count, acc);
+    wait_for_copy_groups<0>();  // the copies started past the run's end land before the stages are reused
+    __syncthreads();
+    if (first > 0) {
+      hand_over<T>(acc, partials, ready);
+    } else {
+      for (int other = blockIdx.x + 1; tile_end > end && run_start(other) < tile_end; ++other)
+        add_handed_over<T>(acc, partials, ready, other);
+      store_tile<T, WIDTH>(C, m, n, row0, col0, acc);
+    }
+    at += count;
+  }
 }
 
 // Says why this GPU, or this build, cannot run the kernel: no FP64 tensor cores before compute
@@ -235,17 +318,43 @@ void prepare() {
   (void)ready;
 }
 
+// The same for gpu8's stream-K kernel (compiled only for the tilings gpu8 uses).
+template <class T>
+void prepare_stream_k() {
+  static const bool ready = [] {
+    prepare<T>();
+    for (const auto kernel : {stream_k_tiles<T, 1>, stream_k_tiles<T, 2>})
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(T::kSharedBytes)));
+    return true;
+  }();
+  (void)ready;
+}
+
 // Pairs of doubles (16-byte copies) where k and n are even and the matrices start on 16 bytes,
 // else single doubles (8-byte copies): the kernel for one or the other, in blocks of T's shape,
 // k split into `splits` shares (partial products into C, C + m n, ...).
+bool copies_in_pairs(int n, int k, const double* A, const double* B, const double* C) {
+  const auto on_16_bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return k % 2 == 0 && n % 2 == 0 && on_16_bytes(A) && on_16_bytes(B) && on_16_bytes(C);
+}
+
 template <class T>
 void launch_split(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream) {
   prepare<T>();
-  const auto on_16_bytes = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool pairs = k % 2 == 0 && n % 2 == 0 && on_16_bytes(A) && on_16_bytes(B) && on_16_bytes(C);
-  const auto kernel = pairs ? tensor_core_tiles<T, 2> : tensor_core_tiles<T, 1>;
+  const auto kernel = copies_in_pairs(n, k, A, B, C) ? tensor_core_tiles<T, 2> : tensor_core_tiles<T, 1>;
   const dim3 grid(blocks_for(n, T::BN), blocks_for(m, T::BM), splits);
   kernel<<<grid, T::kThreads, T::kSharedBytes, stream>>>(m, n, k, A, B, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+// gpu8's stream-K in `blocks` blocks (no more than are resident at once): `partials` holds
+// blocks x bm x bn doubles, `ready` blocks flags, all zero.
+template <class T>
+void launch_stream_k(int m, int n, int k, int blocks, const double* A, const double* B, double* C, double* partials,
+                     unsigned* ready, cudaStream_t stream) {
+  prepare_stream_k<T>();
+  const auto kernel = copies_in_pairs(n, k, A, B, C) ? stream_k_tiles<T, 2> : stream_k_tiles<T, 1>;
+  kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(m, n, k, A, B, C, partials, ready);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -255,11 +364,16 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
 }
 
 // How many blocks of T's shape an SM holds at once (registers and shared memory decide).
-template <class T>
+template <class T, bool STREAM_K = false>
 int blocks_per_sm() {
-  prepare<T>();
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tensor_core_tiles<T, 2>, T::kThreads, T::kSharedBytes));
+  if constexpr (STREAM_K) {
+    prepare_stream_k<T>();
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stream_k_tiles<T, 1>, T::kThreads, T::kSharedBytes));
+  } else {
+    prepare<T>();
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tensor_core_tiles<T, 2>, T::kThreads, T::kSharedBytes));
+  }
   return blocks;
 }
 
@@ -288,7 +402,7 @@ const MatmulCode matmul_gpu7{matmult_gpu7, launch<Default>, kSweep};
 // The kernel in three tile shapes, for the types built on it (gpu8).
 template <class T>
 constexpr TensorCoreTiles tiles_of() {
-  return {T::BM, T::BN, T::BK, blocks_per_sm<T>, launch_split<T>};
+  return {T::BM, T::BN, T::BK, blocks_per_sm<T>, launch_split<T>, blocks_per_sm<T, true>, launch_stream_k<T>};
 }
 const TensorCoreTiles gpu7_tiles[kGpu7TileShapes] = {tiles_of<Default>(), tiles_of<Tiling<128, 64, 32, 4, 1, 2, 16>>(),
                                                      tiles_of<Tiling<64, 64, 32, 2, 2, 3, 16>>()};

@@ -19,12 +19,12 @@
 #include "check.h"
 #include "poisson.h"
 #include "poisson_strip.cuh"
+#include "poisson_tile.cuh"
 
 namespace {
 
 using namespace poisson_strip;
 
-constexpr int kDefaultDepth = 8;
 // A block is one warp: its item (blockIdx.x) is then the same for all its lanes as far as the
 // compiler can tell, and the shuffles need no code for lanes that might have diverged.
 constexpr int kThreads = 32;
@@ -37,9 +37,25 @@ __global__ void __launch_bounds__(kThreads)
   if (item < layout.items()) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
 }
 
+template <int DEPTH>
+__global__ void __launch_bounds__(poisson_tile::kTile * poisson_tile::kTile)
+    tile_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out) {
+  poisson_tile::iterate_tile<DEPTH>(N, h2, f, in, out, blockIdx.x, blockIdx.y);
+}
+
 // One pass of DEPTH iterations from cur into next; then next is the newest.
 template <int DEPTH>
 void pass(const PoissonGrid& g, const double* f, double*& cur, double*& next, cudaStream_t stream) {
+  if constexpr (poisson_tile::stored_side<DEPTH>() >= poisson_tile::kTile / 2) {
+    if (g.N <= poisson_tile::kTilesUpTo) {
+      const dim3 block(poisson_tile::kTile, poisson_tile::kTile);
+      const int side = poisson_tile::tiles_per_side<DEPTH>(g.N);
+      tile_pass<DEPTH><<<dim3(side, side), block, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      CUDA_CHECK_LAUNCH();
+      std::swap(cur, next);
+      return;
+    }
+  }
   // As many strips x segments as warps the GPU holds at once: one wave, the rows shared evenly.
   static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(fused_pass<DEPTH>), kThreads, 0);
   const Layout layout = layout_for<DEPTH>(g.N, resident);
@@ -64,9 +80,9 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu4", kDefaultDepth, p, u, o);
+  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu4", poisson_tile::fused_depth(p.grid.N), p, u, o);
 }
 
 }  // namespace
 
-const PoissonCode poisson_gpu4{solve, kDefaultDepth};
+const PoissonCode poisson_gpu4{solve, poisson_tile::fused_depth};

@@ -2,6 +2,7 @@
 // whatever GPUs there are (one is enough: blocks may share a GPU), and a wrong kernel.
 #include "check.h"
 #include "poisson_strip.cuh"
+#include "poisson_tile.cuh"
 #include "poisson_test_support.h"
 
 INSTANTIATE_TEST_SUITE_P(poisson, PoissonStageTest, testing::ValuesIn(tut::stages_on(poisson_stages(), tut::Side::gpu)),
@@ -55,15 +56,17 @@ TEST(SuiteRejectsWrongStage, KernelThatForgetsTheSource) {
   EXPECT_FALSE(matches_reference(wrong_gpu, 129, 20));
 }
 
-// The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer: sizes a
-// strip's stored columns divide (224 = 2 x 112 at depth 8, 192 = 2 x 96 at 16) and sizes they
-// do not, iteration counts each depth divides and not (the shallower passes), and the tolerance
-// check on its own iteration (23 = a deep pass, shallower ones and the last pass of one).
+// The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer: in tiles
+// (N up to 1024; 192 = 8 x 24 stored at depth 4, 224 = 14 x 16 at 8) and in strips (1031, and
+// depth 16 at every size), sizes a strip's stored columns divide (224 = 2 x 112 at depth 8, 192
+// = 2 x 96 at 16) and sizes they do not, iteration counts each depth divides and not (the
+// shallower passes), and the tolerance check on its own iteration (23 = a deep pass, shallower
+// ones and the last pass of one).
 TEST(PoissonFusedStages, MatchReferenceAtEveryDepth) {
   for (const PoissonStage* s : tut::stages_on(poisson_stages(), tut::Side::gpu)) {
     if (!s->code.default_depth) continue;
     for (int depth : {2, 4, 8, 16})
-      for (int N : {37, 192, 224})
+      for (int N : {37, 192, 224, 1031})
         for (int iterations : {1, 16, 23, 100}) {
           const PoissonProblem p = radiator_problem(N, 5);
           std::vector<double> u = p.u0;
@@ -143,12 +146,43 @@ const PoissonStage thin_halo = {{"wrong-thin-halo", "", tut::Side::gpu, "tests/0
 const PoissonStage right_halo = {{"right-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
                                  {iterate_on_device<halo_advance<8>>}};
 
+// The same mistake in gpu4's tiles (small fields): passes of 4 iterations with a halo of 3.
+template <int DEPTH, int HALO>
+__global__ void __launch_bounds__(poisson_tile::kTile * poisson_tile::kTile)
+    tile_halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out) {
+  poisson_tile::iterate_tile<DEPTH, HALO>(N, h2, f, in, out, blockIdx.x, blockIdx.y);
+}
+
+template <int HALO>
+void tile_halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  const dim3 threads(poisson_tile::kTile, poisson_tile::kTile);
+  const int deep = poisson_tile::tiles_per_side<HALO>(g.N), one = poisson_tile::tiles_per_side<1>(g.N);
+  for (int left = count; left > 0;) {
+    if (left >= 4) {
+      tile_halo_pass<4, HALO><<<dim3(deep, deep), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      left -= 4;
+    } else {
+      tile_halo_pass<1, 1><<<dim3(one, one), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      left -= 1;
+    }
+    CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+  }
+}
+
+const PoissonStage thin_tile_halo = {{"wrong-thin-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                     {iterate_on_device<tile_halo_advance<3>>}};
+const PoissonStage right_tile_halo = {{"right-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                      {iterate_on_device<tile_halo_advance<4>>}};
+
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
   try {
     EXPECT_TRUE(matches_reference(right_halo, 129, 16));  // what is caught is the halo
     EXPECT_FALSE(matches_reference(thin_halo, 129, 16));
+    EXPECT_TRUE(matches_reference(right_tile_halo, 129, 18));
+    EXPECT_FALSE(matches_reference(thin_tile_halo, 129, 18));
   } catch (const tut::NoDeviceError& e) {
     GTEST_SKIP() << e.what();
   }
