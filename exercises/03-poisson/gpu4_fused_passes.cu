@@ -3,21 +3,24 @@
 // poisson gpu4: several iterations per pass (temporal blocking in 2D).
 //   run:  build-ex/chapters/03-poisson/jacobi gpu4 8192 1000 [--depth 8]
 //   test: meson test -C build-ex poisson-gpu4 --print-errorlogs
-// Change from gpu3: a pass over the field does `depth` iterations, not one. One warp per strip of
-// 128 columns walks down its rows and keeps, for every iteration level, the last rows it computed
-// in registers (poisson_strip.cuh): each row of u is read and written once per pass, so the bytes
-// per update fall from 24 to about (8 + 8 + 8) / depth, plus the halo: each strip computes
-// `depth` columns at each side again that its neighbours store, and each segment of rows starts
-// `depth` rows early and ends `depth` rows late.
-// Why it should help: gpu2 and gpu3 read and write memory at the copy rate already; the only
-// way past that roof is to move fewer bytes per update.
-// What still limits it: the halo work (at depth 8, 128 columns computed for 112 stored), the
-// instructions per update (shuffles, the level registers shifted by moves), and a pass whose
-// iterations run one row after another in each warp. On an H100 at depth 8: 252 registers, 8
-// warps per SM, latency-bound (3.2 bytes per update, DRAM a third busy); below 2048^2, where
-// gpu3 is not bound by memory, too few warps to hide it, and gpu4 is the slower.
-// The depth is a compile-time size (the level registers): 2, 4, 8 or 16 (--depth). Iteration
-// counts it does not divide end with shallower passes.
+// Change from gpu3: a pass over the field does `depth` iterations, not one, so each point of u
+// is read and written once per pass: the bytes per update fall from 24 to about (8 + 8 + 8) /
+// depth, plus the halo (points computed again by the neighbouring tile or strip). Two shapes:
+//   fields up to 1024^2: a block of 32 x 32 threads iterates its tile in shared memory, a
+//   barrier after each iteration (poisson_tile.cuh; depth 4: 24 x 24 stored of 32 x 32);
+//   larger fields: one warp per strip of 128 columns walks down its rows and keeps, for every
+//   iteration level, the last rows it computed in registers (poisson_strip.cuh; depth 8: 112
+//   columns stored of 128, each segment of rows starts `depth` rows early, ends `depth` late).
+// Why it should help: from 2048^2, gpu2 and gpu3 read and write memory at the copy rate: the
+// only way past that roof is to move fewer bytes per update. Below, the fields sit in L2 and
+// gpu3 waits on a launch and a pass per iteration; a tile's iteration waits only on a barrier.
+// What still limits it (H100): in strips, 252 registers, 8 warps per SM, latency-bound (3.2
+// bytes per update at 8192^2, DRAM a third busy): the level registers shifted by moves, the
+// shuffles, rows worked one after another. In tiles, 1.8x the points computed for those stored,
+// and no unit full at 1024^2 (shared memory 62%): barriers and loads share the stalls. The
+// strips were the slower below 2048^2 (too few warps to hide their latency), the tiles above.
+// The depth is a compile-time size: 2, 4, 8 or 16 (--depth; tiles up to 8); by default 4 in
+// tiles, 8 in strips. Iteration counts it does not divide end with shallower passes.
 #include "check.h"
 #include "poisson.h"
 #include "poisson_strip.cuh"

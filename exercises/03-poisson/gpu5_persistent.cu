@@ -4,18 +4,19 @@
 //   run:  build-ex/chapters/03-poisson/jacobi gpu5 2048 1000 [--depth 8]
 //   test: meson test -C build-ex poisson-gpu5 poisson-gpu5-idea --print-errorlogs
 // Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
-// the GPU holds at once runs every pass of a call: each warp takes its strips and segments of
-// the field (gpu4's poisson_strip.cuh), and a grid barrier between two passes says that every
-// warp's rows of the pass are out before any warp reads them (a cooperative launch guarantees
-// that all blocks are on the GPU at once, without which a barrier could wait forever). The two
-// fields swap inside the kernel; u goes from SM to SM through the L2 cache.
+// the GPU holds at once runs every pass of a call: each block takes its tiles (fields up to
+// 1024^2) or each warp its strips and segments (larger ones) in gpu4's passes, and a grid barrier
+// between two passes says that every block's points of the pass are out before any block reads
+// them (a cooperative launch guarantees that all blocks are on the GPU at once, without which a
+// barrier could wait forever). The two fields swap inside the kernel; u goes from SM to SM
+// through the L2 cache.
 // Why it should help: where the whole problem sits in L2 (the three fields are 25 MiB at
-// 1024^2), a pass should take microseconds, and a launch per pass would be a large part of it; a
-// grid barrier costs about a microsecond, once per `depth` iterations.
-// What still limits it (measured on an H100): a pass of 8 iterations takes about 55 µs even at
-// 1024^2, because each warp works its rows one after the other (gpu4's latency): launches were
-// never the cost, and gpu5 is no faster than gpu4. The barrier adds the wait for the slowest
-// warp; f stays in L2, not on chip.
+// 1024^2), a pass takes microseconds, and a launch per pass would be a large part of it; a grid
+// barrier costs about a microsecond, once per `depth` iterations.
+// What still limits it (measured on an H100): where passes are short (256^2: a few µs) one
+// launch doubles gpu4's rate; at 1024^2 it gains 8%, and from 2048^2, where a pass in strips
+// takes 140 µs, nothing: there launches were never the cost. The barrier adds the wait for the
+// slowest block; u and f go through L2 at every pass, not kept on chip.
 #include "check.h"
 #include "poisson.h"
 #include "poisson_strip.cuh"

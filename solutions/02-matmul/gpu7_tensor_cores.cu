@@ -15,8 +15,9 @@
 // the rest is the barrier and the fragment loads at the start of each k-tile, when the 8 warps
 // of the SM's one block all wait at once. Variants: tools/plot_matmul.py --markdown.
 // Needs FP64 tensor cores: compute capability 8.0 (8x8x4 shape) or 9.0 (16x8x8, 16x8x16).
-// gpu8 launches the same kernel in other tile shapes and with k split along blockIdx.z
-// (gpu7_tiles, at the end of this file); gpu7 itself launches the whole of k at once.
+// gpu8 launches the same kernel in other tile shapes and with k split along blockIdx.z, and a
+// stream-K kernel built from the same two pieces, multiply_k_tiles and store_tile (gpu7_tiles,
+// at the end of this file); gpu7 itself launches the whole of k at once.
 #include <cstdint>
 #include <string>
 
