@@ -79,13 +79,15 @@ __device__ void pass(unsigned* arrived, unsigned& barriers, int N, double h2, co
       __syncthreads();  // the previous tile's last reads of shared memory are done
       poisson_tile::iterate_tile<DEPTH>(N, h2, f, in, out, tile % side, tile / side);
     }
-    grid_barrier_of_blocks(arrived, barriers);
   } else {
     for (int item = blockIdx.x; item < layout.items(); item += gridDim.x) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
-    // EXERCISE: wait until every warp of the grid has stored its rows of this pass (grid_barrier),
-    //   then swap the fields for the next one
-    grid_barrier(arrived, barriers);
   }
+  // EXERCISE: wait until every block of the grid has stored its part of this pass (the grid
+  //   barrier for its kind of block), then swap the fields for the next one
+  if constexpr (TILES)
+    grid_barrier_of_blocks(arrived, barriers);
+  else
+    grid_barrier(arrived, barriers);
   double* t = in;
   in = out;
   out = t;
@@ -107,7 +109,6 @@ __global__ void __launch_bounds__(TILES ? poisson_tile::kTile * poisson_tile::kT
   if (left & 1) pass<1, TILES>(arrived, barriers, N, h2, f, a, b, layout);
   pass<1, TILES>(arrived, barriers, N, h2, f, a, b, layout);
 }
-
 
 template <int DEPTH, bool TILES>
 void launch_all_passes(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
