@@ -17,8 +17,9 @@ namespace poisson_tile {
 constexpr int kTile = 32;  // 32 x 32 threads: 1024, the most a block may have
 
 // The fields that go in tiles, and the depth each kind of pass does best (measured on an H200,
-// 1000 iterations: tiles of depth 4 ran 1.6x strips of depth 8 at 1024^2, strips 1.15x tiles at
-// 2048^2; tiles of depth 8 store a quarter of what they compute, 16 nothing).
+// 1000 iterations, results/h200_tiles_or_strips.csv: tiles of depth 4 ran 1.6x strips of depth 8
+// at 1024^2, strips 1.15x tiles at 2048^2; tiles of depth 8 store a quarter of what they
+// compute, 16 nothing).
 constexpr int kTilesUpTo = 1024;
 constexpr int kTileDepth = 4, kStripDepth = 8;
 inline int fused_depth(int N) {

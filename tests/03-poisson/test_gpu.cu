@@ -57,11 +57,11 @@ TEST(SuiteRejectsWrongStage, KernelThatForgetsTheSource) {
 }
 
 // The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer: in tiles
-// (N up to 1024; 192 = 8 x 24 stored at depth 4, 224 = 14 x 16 at 8) and in strips (1031, and
-// depth 16 at every size), sizes a strip's stored columns divide (224 = 2 x 112 at depth 8, 192
-// = 2 x 96 at 16) and sizes they do not, iteration counts each depth divides and not (the
-// shallower passes), and the tolerance check on its own iteration (23 = a deep pass, shallower
-// ones and the last pass of one).
+// (N up to 1024 at depths 2 to 8; 192 = 8 x 24 stored at depth 4, 224 = 14 x 16 at 8) and in
+// strips (N = 1031 at every depth, and depth 16 at every size: 192 = 2 x 96 stored columns),
+// sizes the stored points divide and sizes they do not, iteration counts each depth divides and
+// not (the shallower passes), and the tolerance check on its own iteration (23 = a deep pass,
+// shallower ones and the last pass of one).
 TEST(PoissonFusedStages, MatchReferenceAtEveryDepth) {
   for (const PoissonStage* s : tut::stages_on(poisson_stages(), tut::Side::gpu)) {
     if (!s->code.default_depth) continue;
