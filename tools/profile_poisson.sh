@@ -31,8 +31,8 @@ for N in 1024 2048 8192; do
   if [ "$N" -le 1024 ]; then
     profile gpu4 tile_pass "$N" 4 4 --depth 4   # warm-up: passes of 4, 4, 1, 1; then the first of 4
   else
-    profile gpu4 fused_pass "$N" 3 8 --depth 8  # warm-up: passes of 8, 1, 1; then the first of 8
+    profile gpu4 strip_pass "$N" 3 8 --depth 8  # warm-up: passes of 8, 1, 1; then the first of 8
   fi
-  profile gpu5 all_passes "$N" 1 20             # warm-up: one launch; then all 20 iterations
+  profile gpu5 "held_on_chip|all_passes" "$N" 1 20  # warm-up: one launch; then all 20 iterations
 done > "$out/${name}_poisson_ncu.csv"
 echo "wrote $out/${name}_poisson_ncu.csv"

@@ -137,6 +137,19 @@ __device__ void iterate_strip(int N, double h2, const double* __restrict__ f, co
   }
 }
 
+// A pass of gpu4 (and of the tests' wrong variants): warp `blockIdx.x` does item blockIdx.x. A
+// block is one warp: its item is then the same for all its lanes as far as the compiler can
+// tell, and the shuffles need no code for lanes that might have diverged.
+constexpr int kStripThreads = 32;
+
+template <int DEPTH, int HALO = DEPTH>
+__global__ void __launch_bounds__(kStripThreads)
+    strip_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
+               Layout layout) {
+  const int item = blockIdx.x;
+  if (item < layout.items()) iterate_strip<DEPTH, HALO>(N, h2, f, in, out, layout, item);
+}
+
 // A stage's solve at --depth 2, 4, 8 or 16 (0: the stage's own): the advance of that depth.
 template <DeviceAdvance at2, DeviceAdvance at4, DeviceAdvance at8, DeviceAdvance at16>
 SolveResult solve_at_depth(const char* stage, int own_depth, const PoissonProblem& p, std::vector<double>& u,

@@ -19,14 +19,13 @@
 // slowest block; u and f go through L2 at every pass, not kept on chip.
 #include "check.h"
 #include "poisson.h"
+#include "poisson_resident.cuh"
 #include "poisson_strip.cuh"
 #include "poisson_tile.cuh"
 
 namespace {
 
 using namespace poisson_strip;
-
-constexpr int kThreads = 32;  // a block is one warp, as in gpu4
 
 // The value at `counter`, read with acquire order: what was written before a release of it (the
 // fence before the atomic below) is seen after this read.
@@ -41,97 +40,139 @@ __device__ unsigned load_acquire(const unsigned* counter) {
   return value;
 }
 
-// A grid barrier that all 32 lanes of each block (one warp) go through alike: every lane does
-// the same atomic (lane 0 adds one, the others nothing) and the same wait (a warp vote), so no
-// lane takes a branch of its own. cooperative_groups' grid.sync() has a branch for one thread
-// per block; after it the compiler can no longer tell that the warp's lanes run together, and
-// it wraps every shuffle that follows in code for lanes that might not (more shuffles, each
-// with its reconvergence steps). `arrived` counts blocks; the barrier of pass p waits for
-// (p + 1) x blocks.
-__device__ void grid_barrier(unsigned* arrived, unsigned& barriers) {
-  __threadfence();  // this warp's stores of the pass, visible on the GPU before it says it has arrived
-  atomicAdd(arrived, threadIdx.x == 0 ? 1u : 0u);
-  const unsigned target = ++barriers * gridDim.x;
+// The arrival of a block at a grid barrier and its wait for the others, done by one warp, all
+// 32 lanes alike: every lane does the same atomic (lane 0 adds one, the others nothing) and the
+// same wait (a warp vote), so no lane takes a branch of its own. cooperative_groups' grid.sync()
+// has a branch for one thread per block; after it the warp's lanes may run apart, and the
+// compiler, which can no longer tell that they run together, wraps every shuffle that follows
+// in code for lanes that might not (more shuffles, each with its reconvergence steps), or, as
+// a first version here with a branch for thread 0 did, leaves them apart at the next shuffle.
+// `arrived` counts blocks; the barrier of pass p waits for (p + 1) x blocks.
+__device__ void arrive_and_wait(unsigned* arrived, unsigned target) {
+  __threadfence();  // the block's stores, seen by this warp at a block barrier before, visible on the GPU
+  atomicAdd(arrived, threadIdx.x % 32 == 0 ? 1u : 0u);
   while (!__all_sync(0xffffffffu, load_acquire(arrived) >= target)) {
   }
 }
 
-// The same for blocks of many warps (the tiles of small fields): the block's threads meet first,
-// and one of them stands for the block.
+// A grid barrier for blocks of one warp (the strips).
+__device__ void grid_barrier(unsigned* arrived, unsigned& barriers) { arrive_and_wait(arrived, ++barriers * gridDim.x); }
+
+// The same for blocks of many warps (the regions held on chip): the block's warps meet first,
+// and its first warp stands for the block.
 __device__ void grid_barrier_of_blocks(unsigned* arrived, unsigned& barriers) {
   const unsigned target = ++barriers * gridDim.x;
   __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    __threadfence();  // the block's stores, seen by this thread at the barrier above, visible on the GPU
-    atomicAdd(arrived, 1u);
-    while (load_acquire(arrived) < target) {
-    }
-  }
+  if (threadIdx.x < 32) arrive_and_wait(arrived, target);
   __syncthreads();
 }
 
-// One pass of DEPTH iterations over the whole field by the whole grid, from `in` into `out`;
-// then the fields swap. TILES: the field in gpu4's tiles (poisson_tile.cuh), else its strips.
-template <int DEPTH, bool TILES>
+// One pass of DEPTH iterations over the whole field by the whole grid, in gpu4's strips, from
+// `in` into `out`; then the fields swap.
+template <int DEPTH>
 __device__ void pass(unsigned* arrived, unsigned& barriers, int N, double h2, const double* f, double*& in, double*& out,
                      const Layout& layout) {
-  if constexpr (TILES) {
-    const int side = poisson_tile::tiles_per_side<DEPTH>(N);
-    for (int tile = blockIdx.x; tile < side * side; tile += gridDim.x) {
-      __syncthreads();  // the previous tile's last reads of shared memory are done
-      poisson_tile::iterate_tile<DEPTH>(N, h2, f, in, out, tile % side, tile / side);
-    }
-  } else {
-    for (int item = blockIdx.x; item < layout.items(); item += gridDim.x) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
-  }
-  // TODO(exercise): wait until every block of the grid has stored its part of this pass (the grid
-  //   barrier for its kind of block), then swap the fields for the next one
+  for (int item = blockIdx.x; item < layout.items(); item += gridDim.x) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
+  // TODO(exercise): wait until every block of the grid has stored its part of this pass, then swap
+  //   the fields for the next one
 }
 
 // `count` iterations from a (into b, back into a, ...) in gpu4's passes: DEPTH deep, the rest in
 // shallower ones, and a last one of one iteration (the field before it stays in the other
 // buffer, for the tolerance check). The newest field ends in a after an even number of passes.
-template <int DEPTH, bool TILES>
-__global__ void __launch_bounds__(TILES ? poisson_tile::kTile * poisson_tile::kTile : kThreads)
+template <int DEPTH>
+__global__ void __launch_bounds__(kStripThreads)
     all_passes(int N, double h2, const double* __restrict__ f, double* a, double* b, Layout layout, int count,
                unsigned* arrived) {
   unsigned barriers = 0;
   int left = count - 1;
-  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH, TILES>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 8 && left & 8) pass<8, TILES>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 4 && left & 4) pass<4, TILES>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 2 && left & 2) pass<2, TILES>(arrived, barriers, N, h2, f, a, b, layout);
-  if (left & 1) pass<1, TILES>(arrived, barriers, N, h2, f, a, b, layout);
-  pass<1, TILES>(arrived, barriers, N, h2, f, a, b, layout);
+  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 8 && left & 8) pass<8>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 4 && left & 4) pass<4>(arrived, barriers, N, h2, f, a, b, layout);
+  if (DEPTH > 2 && left & 2) pass<2>(arrived, barriers, N, h2, f, a, b, layout);
+  if (left & 1) pass<1>(arrived, barriers, N, h2, f, a, b, layout);
+  pass<1>(arrived, barriers, N, h2, f, a, b, layout);
 }
 
-template <int DEPTH, bool TILES>
+// `count` iterations with the field in the blocks' registers (poisson_resident.cuh): each block
+// loads its region and ring from cur once, trades edges every DEPTH iterations, and at the end
+// stores its region's last field into cur and the one before it into next.
+template <int DEPTH>
+__global__ void __launch_bounds__(poisson_resident::kThreads, 1)
+    held_on_chip(int N, double h2, const double* __restrict__ f, double* cur, double* next,
+                 poisson_resident::Regions regions, int count, unsigned* arrived) {
+  poisson_resident::Region<DEPTH> region(N, h2, regions, f, cur);
+  unsigned barriers = 0;
+  for (int step = 0; step < count; ++step) {
+    if (step > 0 && step % DEPTH == 0) {
+      // The fields serve as boards, in turn, so that a block storing its next band never
+      // overwrites one a slower neighbour has yet to load.
+      double* board = (step / DEPTH) % 2 ? next : cur;
+      // TODO(exercise): trade edges with the neighbouring blocks: store this region's band on the
+      //   board, wait until every block has stored its own, then load the ring from the board
+    }
+    if (step == count - 1) {
+      grid_barrier_of_blocks(arrived, barriers);  // no block loads a ring from next any more
+      region.store_region(next);  // the field before the last iteration, for the tolerance check
+    }
+    region.iterate();
+  }
+  region.store_region(cur);
+}
+
+// The barrier's count, zeroed before every launch.
+unsigned* zeroed_counter(cudaStream_t stream) {
+  static tut::DeviceBuffer<unsigned> arrived(1);
+  CUDA_CHECK(cudaMemsetAsync(arrived.get(), 0, sizeof(unsigned), stream));
+  return arrived.get();
+}
+
+template <int DEPTH>
 void launch_all_passes(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  const auto kernel = all_passes<DEPTH, TILES>;
-  const dim3 threads = TILES ? dim3(poisson_tile::kTile, poisson_tile::kTile) : dim3(kThreads);
-  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), threads.x * threads.y, 0);
-  if (resident == 0) throw std::runtime_error("gpu5: not one block of its kernel fits on an SM");
+  const auto kernel = all_passes<DEPTH>;
+  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), kStripThreads, 0);
   // Items for the resident warps, laid out as gpu4's deepest pass (the shallower ones use it too).
   Layout layout = layout_for<DEPTH>(g.N, resident);
-  int items = layout.items();
-  if constexpr (TILES) items = poisson_tile::tiles_per_side<DEPTH>(g.N) * poisson_tile::tiles_per_side<DEPTH>(g.N);
-  const int blocks = std::min(resident, items);
   int N = g.N;
   double h2 = g.h() * g.h();
-  static tut::DeviceBuffer<unsigned> arrived(1);  // the barrier's count, from 0 at every launch
-  CUDA_CHECK(cudaMemsetAsync(arrived.get(), 0, sizeof(unsigned), stream));
-  unsigned* counter = arrived.get();
+  unsigned* counter = zeroed_counter(stream);
   void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &layout, &count, &counter};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks, threads, args, 0, stream));
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), std::min(resident, layout.items()),
+                                         kStripThreads, args, 0, stream));
   const int passes = (count - 1) / DEPTH + __builtin_popcount((count - 1) % DEPTH) + 1;
   if (passes % 2 == 1) std::swap(cur, next);
 }
 
+// The regions of a field of N^2 for held_on_chip<DEPTH>, one per block the GPU holds at once
+// (count() == 0: the field is too large to hold).
+template <int DEPTH>
+poisson_resident::Regions regions_at(int N) {
+  static const int resident = [] {
+    const auto kernel = reinterpret_cast<const void*>(held_on_chip<DEPTH>);
+    poisson_resident::allow_shared(kernel);
+    return tut::resident_blocks(kernel, poisson_resident::kThreads, poisson_resident::kSharedBytes);
+  }();
+  return poisson_resident::regions_for<DEPTH>(N, resident);
+}
+
 template <int DEPTH>
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  if constexpr (poisson_tile::stored_side<DEPTH>() >= poisson_tile::kTile / 2)
-    if (g.N <= poisson_tile::kTilesUpTo) return launch_all_passes<DEPTH, true>(g, f, cur, next, count, stream);
-  launch_all_passes<DEPTH, false>(g, f, cur, next, count, stream);
+  poisson_resident::Regions regions = regions_at<DEPTH>(g.N);
+  if (regions.count() == 0) return launch_all_passes<DEPTH>(g, f, cur, next, count, stream);  // too large to hold
+  int N = g.N;
+  double h2 = g.h() * g.h();
+  unsigned* counter = zeroed_counter(stream);
+  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &regions, &count, &counter};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(held_on_chip<DEPTH>), regions.count(),
+                                         poisson_resident::kThreads, args, poisson_resident::kSharedBytes, stream));
+}
+
+// The deepest pass with which the GPU holds the field (8, else 4: each level of depth widens
+// the ring), else the strips' depth.
+int own_depth(int N) {
+  if (regions_at<8>(N).count() > 0) return 8;
+  if (regions_at<4>(N).count() > 0) return 4;
+  return poisson_tile::kStripDepth;
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
@@ -140,9 +181,9 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
   if (!supported)
     throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
-  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", poisson_tile::fused_depth(p.grid.N), p, u, o);
+  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", own_depth(p.grid.N), p, u, o);
 }
 
 }  // namespace
 
-const PoissonCode poisson_gpu5{solve, poisson_tile::fused_depth};
+const PoissonCode poisson_gpu5{solve, own_depth};

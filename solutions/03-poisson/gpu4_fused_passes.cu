@@ -28,24 +28,6 @@ namespace {
 
 using namespace poisson_strip;
 
-// A block is one warp: its item (blockIdx.x) is then the same for all its lanes as far as the
-// compiler can tell, and the shuffles need no code for lanes that might have diverged.
-constexpr int kThreads = 32;
-
-template <int DEPTH>
-__global__ void __launch_bounds__(kThreads)
-    fused_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
-               Layout layout) {
-  const int item = blockIdx.x;
-  if (item < layout.items()) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
-}
-
-template <int DEPTH>
-__global__ void __launch_bounds__(poisson_tile::kTile * poisson_tile::kTile)
-    tile_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out) {
-  poisson_tile::iterate_tile<DEPTH>(N, h2, f, in, out, blockIdx.x, blockIdx.y);
-}
-
 // One pass of DEPTH iterations from cur into next; then next is the newest.
 template <int DEPTH>
 void pass(const PoissonGrid& g, const double* f, double*& cur, double*& next, cudaStream_t stream) {
@@ -53,16 +35,16 @@ void pass(const PoissonGrid& g, const double* f, double*& cur, double*& next, cu
     if (g.N <= poisson_tile::kTilesUpTo) {
       const dim3 block(poisson_tile::kTile, poisson_tile::kTile);
       const int side = poisson_tile::tiles_per_side<DEPTH>(g.N);
-      tile_pass<DEPTH><<<dim3(side, side), block, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      poisson_tile::tile_pass<DEPTH><<<dim3(side, side), block, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
       CUDA_CHECK_LAUNCH();
       std::swap(cur, next);
       return;
     }
   }
   // As many strips x segments as warps the GPU holds at once: one wave, the rows shared evenly.
-  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(fused_pass<DEPTH>), kThreads, 0);
+  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(strip_pass<DEPTH>), kStripThreads, 0);
   const Layout layout = layout_for<DEPTH>(g.N, resident);
-  fused_pass<DEPTH><<<layout.items(), kThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, layout);
+  strip_pass<DEPTH><<<layout.items(), kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, layout);
   CUDA_CHECK_LAUNCH();
   std::swap(cur, next);
 }

@@ -1,6 +1,7 @@
 // The single-GPU stages of chapter 03-poisson, the multi stage with several row blocks on
 // whatever GPUs there are (one is enough: blocks may share a GPU), and a wrong kernel.
 #include "check.h"
+#include "poisson_resident.cuh"
 #include "poisson_strip.cuh"
 #include "poisson_tile.cuh"
 #include "poisson_test_support.h"
@@ -112,28 +113,16 @@ namespace {
 // one too thin: the stored points next to a strip's or segment's edge use a neighbour that was
 // never loaded by the eighth iteration. With HALO 8 the same code is right.
 template <int HALO>
-__global__ void halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
-                          double* __restrict__ out, poisson_strip::Layout layout) {
-  const int item = blockIdx.x;
-  if (item < layout.items()) poisson_strip::iterate_strip<8, HALO>(N, h2, f, in, out, layout, item);
-}
-
-__global__ void single_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in,
-                            double* __restrict__ out, poisson_strip::Layout layout) {
-  const int item = blockIdx.x;
-  if (item < layout.items()) poisson_strip::iterate_strip<1>(N, h2, f, in, out, layout, item);
-}
-
-template <int HALO>
 void halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  using poisson_strip::strip_pass;
   const int items = 32 * tut::multiprocessor_count();
   const poisson_strip::Layout deep = poisson_strip::layout_for<HALO>(g.N, items), one = poisson_strip::layout_for<1>(g.N, items);
   for (int left = count; left > 0;) {
     if (left >= 8) {
-      halo_pass<HALO><<<deep.items(), 32, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
+      strip_pass<8, HALO><<<deep.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
       left -= 8;
     } else {
-      single_pass<<<one.items(), 32, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
+      strip_pass<1><<<one.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
       left -= 1;
     }
     CUDA_CHECK_LAUNCH();
@@ -147,22 +136,17 @@ const PoissonStage right_halo = {{"right-halo", "", tut::Side::gpu, "tests/03-po
                                  {iterate_on_device<halo_advance<8>>}};
 
 // The same mistake in gpu4's tiles (small fields): passes of 4 iterations with a halo of 3.
-template <int DEPTH, int HALO>
-__global__ void __launch_bounds__(poisson_tile::kTile * poisson_tile::kTile)
-    tile_halo_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out) {
-  poisson_tile::iterate_tile<DEPTH, HALO>(N, h2, f, in, out, blockIdx.x, blockIdx.y);
-}
-
 template <int HALO>
 void tile_halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  using poisson_tile::tile_pass;
   const dim3 threads(poisson_tile::kTile, poisson_tile::kTile);
   const int deep = poisson_tile::tiles_per_side<HALO>(g.N), one = poisson_tile::tiles_per_side<1>(g.N);
   for (int left = count; left > 0;) {
     if (left >= 4) {
-      tile_halo_pass<4, HALO><<<dim3(deep, deep), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      tile_pass<4, HALO><<<dim3(deep, deep), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
       left -= 4;
     } else {
-      tile_halo_pass<1, 1><<<dim3(one, one), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
+      tile_pass<1><<<dim3(one, one), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
       left -= 1;
     }
     CUDA_CHECK_LAUNCH();
@@ -175,6 +159,35 @@ const PoissonStage thin_tile_halo = {{"wrong-thin-tile-halo", "", tut::Side::gpu
 const PoissonStage right_tile_halo = {{"right-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
                                       {iterate_on_device<tile_halo_advance<4>>}};
 
+// And in gpu5's regions held on chip: edges traded every 4 iterations, with a ring of 3. Here
+// a launch per trade (a region loaded from `in`, 4 iterations, stored to `out`) stands for
+// gpu5's grid barrier: what is under test is the ring's width.
+template <int HALO>
+__global__ void __launch_bounds__(poisson_resident::kThreads, 1)
+    region_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
+                poisson_resident::Regions regions, int steps) {
+  poisson_resident::Region<HALO> region(N, h2, regions, f, in);
+  for (int s = 0; s < steps; ++s) region.iterate();
+  region.store_region(out);
+}
+
+template <int HALO>
+void region_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  const poisson_resident::Regions regions = poisson_resident::regions_for<HALO>(g.N, 64);
+  poisson_resident::allow_shared(reinterpret_cast<const void*>(region_pass<HALO>));
+  for (int left = count; left > 0; left -= 4) {
+    region_pass<HALO><<<regions.count(), poisson_resident::kThreads, poisson_resident::kSharedBytes, stream>>>(
+        g.N, g.h() * g.h(), f, cur, next, regions, std::min(left, 4));
+    CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+  }
+}
+
+const PoissonStage thin_ring = {{"wrong-thin-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                {iterate_on_device<region_advance<3>>}};
+const PoissonStage right_ring = {{"right-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                 {iterate_on_device<region_advance<4>>}};
+
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
@@ -183,7 +196,10 @@ TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
     EXPECT_FALSE(matches_reference(thin_halo, 129, 16));
     EXPECT_TRUE(matches_reference(right_tile_halo, 129, 18));
     EXPECT_FALSE(matches_reference(thin_tile_halo, 129, 18));
+    EXPECT_TRUE(matches_reference(right_ring, 129, 18));
+    EXPECT_FALSE(matches_reference(thin_ring, 129, 18));
   } catch (const tut::NoDeviceError& e) {
     GTEST_SKIP() << e.what();
   }
 }
+
