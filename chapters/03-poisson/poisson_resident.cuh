@@ -1,19 +1,20 @@
 // Chapter 03-poisson: the field held in registers for a whole run, a region per block (gpu5,
-// for the fields the GPU's registers can hold: up to about 1100^2 on an H100).
+// for the fields the GPU's registers can hold: on an H100, up to about 1040^2 with a ring of 8,
+// 1140^2 with a ring of 4).
 //
 // A block of kWarps warps holds a region of the field and a ring of HALO points around it:
 // lane l of warp w holds the columns 4l .. 4l + 3 and the rows kRows w .. kRows w + kRows - 1
 // of the region with its ring, u in registers from the first iteration to the last, h^2 f / 4
-// in shared memory (no registers are left for it), laid out lane after lane, so that a warp
-// reads 32 consecutive values (f read from the field itself would be 32-byte strided: four
-// times the cache wavefronts, which measured slower than the rest of an iteration). An iteration needs
-// from other threads only the columns beside the lane's four (two shuffles per row, as in
-// poisson_strip.cuh) and the rows just above and below the warp's (shared memory, written by
-// the warps above and below, one block barrier between): no iteration writes memory, and u is
-// never read from it but at the edges below. Only the ring goes stale, one point deeper at every
-// iteration (its outer neighbours are not in the block), so every HALO iterations the blocks
-// trade edges through L2: each stores the band of its region that its neighbours' rings
-// cover, HALO deep, and after a grid barrier (gpu5's) loads its own ring from theirs.
+// in shared memory (no registers are left for it), laid out lane after lane so that a warp
+// reads 32 consecutive values (read from f itself, a lane's four values make a warp's load span
+// 1 KiB: gpu5 ran 1.7x slower at 1024^2, results/h100_gpu5_f_in_cache_or_shared.csv).
+// An iteration needs from other threads only the columns beside the lane's four (two shuffles
+// per row, as in poisson_strip.cuh) and the rows just above and below the warp's (shared
+// memory, written by the warps beside it, one block barrier between): it reads and writes no
+// global memory. Only the ring goes stale, one point deeper at every iteration (its outer
+// neighbours are not in the block), so every HALO iterations the blocks trade edges through
+// L2: each stores the band of its region that its neighbours' rings cover, HALO deep, and
+// after a grid barrier (gpu5's) loads its own ring from theirs.
 #pragma once
 
 #include "poisson.h"

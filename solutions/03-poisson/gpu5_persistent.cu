@@ -1,20 +1,24 @@
 // poisson gpu5: the iteration loop on the GPU, in one persistent kernel.
-//   run:  build/chapters/03-poisson/jacobi gpu5 2048 1000 [--depth 8]
+//   run:  build/chapters/03-poisson/jacobi gpu5 1024 1000 [--depth 8]
 //   test: meson test -C build poisson-gpu5 poisson-gpu5-idea --print-errorlogs
-// Change from gpu4: instead of a launch per pass, one cooperative launch of as many blocks as
-// the GPU holds at once runs every pass of a call: each block takes its tiles (fields up to
-// 1024^2) or each warp its strips and segments (larger ones) in gpu4's passes, and a grid barrier
-// between two passes says that every block's points of the pass are out before any block reads
-// them (a cooperative launch guarantees that all blocks are on the GPU at once, without which a
-// barrier could wait forever). The two fields swap inside the kernel; u goes from SM to SM
-// through the L2 cache.
-// Why it should help: where the whole problem sits in L2 (the three fields are 25 MiB at
-// 1024^2), a pass takes microseconds, and a launch per pass would be a large part of it; a grid
-// barrier costs about a microsecond, once per `depth` iterations.
-// What still limits it (measured on an H100): where passes are short (256^2: a few µs) one
-// launch doubles gpu4's rate; at 1024^2 it gains 8%, and from 2048^2, where a pass in strips
-// takes 140 µs, nothing: there launches were never the cost. The barrier adds the wait for the
-// slowest block; u and f go through L2 at every pass, not kept on chip.
+// Change from gpu4: one cooperative launch of as many blocks as the GPU holds at once runs
+// every iteration of a call (a cooperative launch guarantees that all blocks are on the GPU at
+// once, without which a grid barrier could wait forever). Two shapes:
+//   fields the registers can hold (up to about 1040^2 at depth 8 and 1140^2 at 4 on an H100's
+//   132 SMs): each block holds a region of u in its threads' registers for the whole run
+//   (poisson_resident.cuh), iterates it without touching memory, and every `depth` iterations
+//   trades its edges with its neighbours through L2, a grid barrier between storing its own
+//   and loading theirs;
+//   larger fields: gpu4's passes in strips, a grid barrier between two passes, u through L2.
+// Why it should help: at 1024^2 gpu4 reads and writes u and f in L2 at every pass, and waits
+// on a launch per pass; here a point's value moves from thread to thread (shuffles, shared
+// memory), and only the edges of the regions, a few percent of the field, go through L2.
+// What still limits it (measured on an H100): in registers, 12 warps per SM (157 registers a
+// thread) wait on the latency of the steps of an iteration (a block barrier, shared memory,
+// shuffles), and each region computes its ring again (1.4x the points it stores at 1024^2 and
+// depth 8, 3x at 256^2). From about 1150^2 on the field does not fit (two fields at 2048^2 are
+// 64 MiB, the registers and shared memory of an H100 62 MiB), and gpu5 runs gpu4's strips: the
+// same rate, latency-bound.
 #include "check.h"
 #include "poisson.h"
 #include "poisson_resident.cuh"

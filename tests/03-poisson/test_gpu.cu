@@ -57,17 +57,19 @@ TEST(SuiteRejectsWrongStage, KernelThatForgetsTheSource) {
   EXPECT_FALSE(matches_reference(wrong_gpu, 129, 20));
 }
 
-// The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer: in tiles
-// (N up to 1024 at depths 2 to 8; 192 = 8 x 24 stored at depth 4, 224 = 14 x 16 at 8) and in
-// strips (N = 1031 at every depth, and depth 16 at every size: 192 = 2 x 96 stored columns),
-// sizes the stored points divide and sizes they do not, iteration counts each depth divides and
-// not (the shallower passes), and the tolerance check on its own iteration (23 = a deep pass,
-// shallower ones and the last pass of one).
+// The stages that fuse iterations into passes (gpu4, gpu5), at every depth they offer. gpu4 in
+// tiles (N up to 1024 at depths 2 to 8; 192 = 8 x 24 stored at depth 4, 224 = 14 x 16 at 8) and
+// in strips (N = 1031 and 1120 at every depth, 1120 = 10 x 112 stored columns at 8; depth 16 at
+// every size, 192 = 2 x 96). gpu5 with the field in registers (every size at depths 2 and 4, all but
+// 1120 at 8, 37 to 224 at 16, on a GPU of 132 SMs) and in strips (the rest). Sizes the stored
+// points divide and sizes they do not, iteration counts each depth divides and not (the
+// shallower passes, the trades of edges), and the tolerance check on its own iteration (23 = a
+// deep pass, shallower ones and the last pass of one).
 TEST(PoissonFusedStages, MatchReferenceAtEveryDepth) {
   for (const PoissonStage* s : tut::stages_on(poisson_stages(), tut::Side::gpu)) {
     if (!s->code.default_depth) continue;
     for (int depth : {2, 4, 8, 16})
-      for (int N : {37, 192, 224, 1031})
+      for (int N : {37, 192, 224, 1031, 1120})
         for (int iterations : {1, 16, 23, 100}) {
           const PoissonProblem p = radiator_problem(N, 5);
           std::vector<double> u = p.u0;

@@ -759,7 +759,9 @@ TABLES = [
           "One run of `tools/bench_poisson.sh build chapters/03-poisson/results h100`", POISSON_H100 + "_sizes.csv",
           whole("N"), [
               Col("gpu3", poisson_rate("gpu3"), 1), Col("gpu4", poisson_rate("gpu4"), 1),
-              Col("gpu5", poisson_rate("gpu5"), 1), Col("depth", lambda k, s: s.num("depth", stage="gpu4", **k), 0),
+              Col("gpu5", poisson_rate("gpu5"), 1),
+              Col("gpu4 depth", lambda k, s: s.num("depth", stage="gpu4", **k), 0),
+              Col("gpu5 depth", lambda k, s: s.num("depth", stage="gpu5", **k), 0),
               Col("copy (GB/s)", lambda k, s: float(s.find(stage="gpu4", **k)["copy ceiling"].split()[0]), 0),
               Col("gpu4 / single-iteration bound", lambda k, s: s.num("pct_copy", stage="gpu4", **k) / 100, 2),
               Col("gpu4 / gpu3", lambda k, s: poisson_rate("gpu4")(k, s) / poisson_rate("gpu3")(k, s), 2),
