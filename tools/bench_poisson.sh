@@ -2,7 +2,7 @@
 # Chapter 03-poisson's measurements, into three CSVs:
 #   NAME_sizes.csv    every stage over N (GPU stages 1000 iterations, CPU 100, the untimed
 #                     one-thread stage 10)
-#   NAME_depths.csv   gpu4 and gpu5 at every depth (iterations per pass: 2, 4, 8, 16) at N = 256,
+#   NAME_depths.csv   gpu4 and gpu5 at every depth (iterations fused: 2, 4, 8, 16) at N = 256,
 #                     512, 1024, 2048 and 8192, 1000 iterations
 #   NAME_scaling.csv  the multi-GPU stages on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
 #                     beside the one-GPU stage that jacobi runs with them, measured in the same run

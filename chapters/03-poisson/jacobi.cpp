@@ -58,7 +58,7 @@ Options parse(int argc, char** argv) {
     o.check_every = int(tut::parse_integer("--check-every", t, 1, 1000000));
     o.check_every_given = true;
   });
-  cli.add_value("depth", "D", "gpu4, gpu5: iterations per pass over the field, 2, 4, 8 or 16", "the stage's own",
+  cli.add_value("depth", "D", "gpu4, gpu5: iterations per pass over the field (gpu5 holding it: between two trades of edges), 2, 4, 8 or 16", "the stage's own",
                 [&](const std::string& t) {
                   o.depth = int(tut::parse_integer("--depth", t, 2, 16));
                   if (o.depth & (o.depth - 1)) throw tut::UsageError("--depth must be 2, 4, 8 or 16, got " + t);
@@ -89,7 +89,7 @@ Options parse(int argc, char** argv) {
   if (o.check_every_given && o.tolerance == 0)
     throw tut::UsageError("--check-every says how often to check the tolerance, and no tolerance is given");
   if (o.depth && !o.stage->code.default_depth)
-    throw tut::UsageError("--depth sets the iterations per pass of gpu4 and gpu5; " + std::string(o.stage->name) +
+    throw tut::UsageError("--depth sets how many iterations gpu4 and gpu5 fuse; " + std::string(o.stage->name) +
                           " does one iteration per pass");
   if (o.parts && !o.stage->multi_gpu())
     throw tut::UsageError("--parts splits the rows over GPUs for multi and nccl; " + std::string(o.stage->name) +

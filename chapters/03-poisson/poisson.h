@@ -46,7 +46,7 @@ struct SolveOptions {
   double tolerance = 0;  // > 0: stop once ||u_new - u||_2 < tolerance, checked every check_every
   int check_every = 100;
   int parts = 1;         // multi-GPU stages: row blocks, spread over the visible GPUs
-  int depth = 0;         // gpu4, gpu5: iterations per pass over the field (0: the stage's own)
+  int depth = 0;         // gpu4, gpu5: iterations per pass, or between trades of edges (0: the stage's own)
 };
 
 struct SolveResult {
@@ -61,7 +61,7 @@ using PoissonSolve = SolveResult (*)(const PoissonProblem& problem, std::vector<
 // What a stage's file hands over, as `const PoissonCode poisson_<stage>`.
 struct PoissonCode {
   PoissonSolve solve;
-  int (*default_depth)(int N) = nullptr;  // iterations per pass at size N of the stages that fuse them (gpu4, gpu5)
+  int (*default_depth)(int N) = nullptr;  // that depth at size N, for the stages that fuse iterations (gpu4, gpu5)
 };
 
 struct PoissonStage : tut::StageInfo {

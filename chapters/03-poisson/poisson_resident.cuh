@@ -64,6 +64,15 @@ __device__ inline Shared& block_shared() {
   return *reinterpret_cast<Shared*>(bytes);
 }
 
+// Whether this GPU lets a block have kSharedBytes of shared memory (compute capability 8.0, 9.0
+// and 10.0 do; 7.5, 8.6 and 8.9, with 64 to 99 KiB, do not).
+inline bool shared_fits() {
+  int device = 0, most = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return size_t(most) >= kSharedBytes;
+}
+
 // A kernel that holds a Region is launched with kSharedBytes of dynamic shared memory, which it
 // must be allowed once.
 inline void allow_shared(const void* kernel) {

@@ -1,5 +1,6 @@
 // Chapter 03-poisson: several Jacobi iterations in one pass over the field, by one warp per strip
-// (gpu4 launches it once per pass, gpu5 runs all passes in one kernel).
+// (gpu4 launches it once per pass; gpu5 runs all passes in one kernel, for the fields it cannot
+// hold on chip).
 //
 // A warp owns a strip of kStripColumns = 128 columns, lane l holding columns 4l .. 4l + 3 of it,
 // and walks down the strip's rows. It loads a row of u (level 0) and, with the two rows before it that it kept in registers,

@@ -61,7 +61,7 @@ __device__ void iterate_tile(int N, double h2, const double* __restrict__ f, con
   const bool inner = tx > 0 && tx < kTile - 1 && ty > 0 && ty < kTile - 1;  // all four neighbours in the tile
   const bool update = interior && inner;  // boundary points keep their value, as do the tile's edges (halo)
   const size_t at = size_t(min(max(y, 0), N + 1)) * w + min(max(x, 0), N + 1);  // inside the field, used or not
-  double v = in_field ? __ldcg(in + at) : 0.0;  // u through L2: gpu5 reads what other SMs wrote
+  double v = in_field ? __ldcg(in + at) : 0.0;  // u through L2, past L1, as the strips read it
   const double source = update ? h2 * __ldg(f + at) : 0.0;
   levels[0][ty][tx] = v;
   __syncthreads();

@@ -4,21 +4,21 @@
 // Change from gpu4: one cooperative launch of as many blocks as the GPU holds at once runs
 // every iteration of a call (a cooperative launch guarantees that all blocks are on the GPU at
 // once, without which a grid barrier could wait forever). Two shapes:
-//   fields the registers can hold (up to about 1040^2 at depth 8 and 1140^2 at 4 on an H100's
-//   132 SMs): each block holds a region of u in its threads' registers for the whole run
+//   fields the blocks can hold (up to about 1040^2 at depth 8 and 1140^2 at 4 on an H100's
+//   132 SMs, one block of 128 x 96 points with its ring per SM): each block holds a region of u in its threads' registers for the whole run
 //   (poisson_resident.cuh), iterates it without touching memory, and every `depth` iterations
 //   trades its edges with its neighbours through L2, a grid barrier between storing its own
 //   and loading theirs;
 //   larger fields: gpu4's passes in strips, a grid barrier between two passes, u through L2.
-// Why it should help: at 1024^2 gpu4 reads and writes u and f in L2 at every pass, and waits
+// Why it should help: at 1024^2 gpu4 reads u and f and writes u in L2 at every pass, and waits
 // on a launch per pass; here a point's value moves from thread to thread (shuffles, shared
 // memory), and only the edges of the regions, a few percent of the field, go through L2.
 // What still limits it (measured on an H100): in registers, 12 warps per SM (157 registers a
 // thread) wait on the latency of the steps of an iteration (a block barrier, shared memory,
-// shuffles), and each region computes its ring again (1.4x the points it stores at 1024^2 and
-// depth 8, 3x at 256^2). From about 1150^2 on the field does not fit (two fields at 2048^2 are
-// 64 MiB, the registers and shared memory of an H100 62 MiB), and gpu5 runs gpu4's strips: the
-// same rate, latency-bound.
+// shuffles), and each region holds its ring as well (1.4x the points it stores at 1024^2 and
+// depth 8, 3x at 256^2). Larger fields run gpu4's strips: the same rate, latency-bound. A block
+// holds 32 points of u per thread, a third of the SM's registers; at 2048^2 no layout would do,
+// since u and f (32 MiB each) outgrow an H100's registers and shared memory (62 MiB together).
 #include "check.h"
 #include "poisson.h"
 #include "poisson_resident.cuh"
@@ -111,11 +111,11 @@ __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
   unsigned barriers = 0;
   for (int step = 0; step < count; ++step) {
     if (step > 0 && step % DEPTH == 0) {
-      // The fields serve as boards, in turn, so that a block storing its next band never
-      // overwrites one a slower neighbour has yet to load.
+      // EXERCISE: trade edges with the neighbouring blocks: store this region's band on a board
+      //   (the fields in turn, next then cur, so that a block storing its next band never
+      //   overwrites one a slower neighbour has yet to load), wait until every block has stored
+      //   its own, then load the ring from the same board
       double* board = (step / DEPTH) % 2 ? next : cur;
-      // EXERCISE: trade edges with the neighbouring blocks: store this region's band on the
-      //   board, wait until every block has stored its own, then load the ring from the board
       region.store_band(board);
       grid_barrier_of_blocks(arrived, barriers);
       region.load_ring(board);
@@ -157,6 +157,7 @@ void launch_all_passes(const PoissonGrid& g, const double* f, double*& cur, doub
 template <int DEPTH>
 poisson_resident::Regions regions_at(int N) {
   static const int resident = [] {
+    if (!poisson_resident::shared_fits()) return 0;  // GPUs that give a block less shared memory: strips
     const auto kernel = reinterpret_cast<const void*>(held_on_chip<DEPTH>);
     poisson_resident::allow_shared(kernel);
     return tut::resident_blocks(kernel, poisson_resident::kThreads, poisson_resident::kSharedBytes);
@@ -176,7 +177,7 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
                                          poisson_resident::kThreads, args, poisson_resident::kSharedBytes, stream));
 }
 
-// The deepest pass with which the GPU holds the field (8, else 4: each level of depth widens
+// The deepest depth with which the GPU holds the field (8, else 4: each level of depth widens
 // the ring), else the strips' depth.
 int own_depth(int N) {
   if (regions_at<8>(N).count() > 0) return 8;

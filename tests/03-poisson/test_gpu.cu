@@ -198,10 +198,13 @@ TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
     EXPECT_FALSE(matches_reference(thin_halo, 129, 16));
     EXPECT_TRUE(matches_reference(right_tile_halo, 129, 18));
     EXPECT_FALSE(matches_reference(thin_tile_halo, 129, 18));
-    EXPECT_TRUE(matches_reference(right_ring, 129, 18));
-    EXPECT_FALSE(matches_reference(thin_ring, 129, 18));
   } catch (const tut::NoDeviceError& e) {
     GTEST_SKIP() << e.what();
   }
 }
 
+TEST(SuiteRejectsWrongStage, RegionHeldOnChipWithARingOneIterationTooThin) {
+  if (!poisson_resident::shared_fits()) GTEST_SKIP() << "this GPU gives a block too little shared memory for gpu5's regions";
+  EXPECT_TRUE(matches_reference(right_ring, 129, 18));
+  EXPECT_FALSE(matches_reference(thin_ring, 129, 18));
+}
