@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 03-poisson's Nsight Compute profile: one kernel of gpu3, gpu4 and gpu5 at N = 1024
-# (gpu4 in tiles, gpu5 with the field held in registers), 2048 and 8192 (both in strips) (20
+# (gpu4 in tiles, gpu5 with the whole field held in registers), 2048 and 8192 (gpu4 in strips,
+# gpu5 in patches) (20
 # iterations each run: a single iteration for gpu3, a pass of the default depth for gpu4, the
 # whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each kernel after a line
 # "# stage S, N n, iterations k" (the iterations that kernel did, for bytes per update).
@@ -34,6 +35,6 @@ for N in 1024 2048 8192; do
   else
     profile gpu4 strip_pass "$N" 3 8 --depth 8  # warm-up: passes of 8, 1, 1; then the first of 8
   fi
-  profile gpu5 "held_on_chip|all_passes" "$N" 1 20  # warm-up: one launch; then all 20 iterations
+  profile gpu5 held_in_patches "$N" 1 20  # warm-up: one launch; then all 20 iterations
 done > "$out/${name}_poisson_ncu.csv"
 echo "wrote $out/${name}_poisson_ncu.csv"

@@ -135,3 +135,16 @@ SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, c
   CUDA_CHECK(cudaMemcpy(u.data(), cur, u.size() * sizeof(double), cudaMemcpyDeviceToHost));
   return result;
 }
+
+// A stage's solve at --depth 2, 4, 8 or 16 (0: the stage's own): the advance of that depth.
+template <DeviceAdvance at2, DeviceAdvance at4, DeviceAdvance at8, DeviceAdvance at16>
+SolveResult solve_at_depth(const char* stage, int own_depth, const PoissonProblem& p, std::vector<double>& u,
+                           const SolveOptions& o) {
+  switch (o.depth ? o.depth : own_depth) {
+    case 2: return iterate_on_device<at2>(p, u, o);
+    case 4: return iterate_on_device<at4>(p, u, o);
+    case 8: return iterate_on_device<at8>(p, u, o);
+    case 16: return iterate_on_device<at16>(p, u, o);
+  }
+  throw tut::UsageError(std::string(stage) + ": --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+}

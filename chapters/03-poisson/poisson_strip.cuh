@@ -1,6 +1,5 @@
 // Chapter 03-poisson: several Jacobi iterations in one pass over the field, by one warp per strip
-// (gpu4 launches it once per pass; gpu5 runs all passes in one kernel, for the fields it cannot
-// hold on chip).
+// (gpu4's passes over fields larger than 1024^2).
 //
 // A warp owns a strip of kStripColumns = 128 columns, lane l holding columns 4l .. 4l + 3 of it,
 // and walks down the strip's rows. It loads a row of u (level 0) and, with the two rows before it that it kept in registers,
@@ -10,8 +9,9 @@
 // and right from the lane's own columns, but for its first and last: two shuffles per row and
 // level for four points. The next row is loaded a step ahead; its source f is kept for
 // iteration 1, and read again by the deeper levels from the L1 cache (the warp read the same row
-// a few steps before); u is read from L2 (__ldcg), past the L1 cache, which is not kept
-// coherent with what other SMs wrote in an earlier pass of the same kernel (gpu5).
+// a few steps before); u is read from L2 (__ldcg), past the L1 cache, which would not see what
+// other SMs wrote in an earlier pass if the passes ran in one kernel (each of gpu4's passes is a
+// launch of its own, after which either read is right).
 // Each iteration spoils one more column at each side of the strip (its outer neighbours are
 // not there), so a strip stores only its middle kStripColumns - 2 HALO columns, and a warp that
 // stores rows [first_row, first_row + rows) starts DEPTH rows above them and goes on DEPTH
@@ -149,19 +149,6 @@ __global__ void __launch_bounds__(kStripThreads)
                Layout layout) {
   const int item = blockIdx.x;
   if (item < layout.items()) iterate_strip<DEPTH, HALO>(N, h2, f, in, out, layout, item);
-}
-
-// A stage's solve at --depth 2, 4, 8 or 16 (0: the stage's own): the advance of that depth.
-template <DeviceAdvance at2, DeviceAdvance at4, DeviceAdvance at8, DeviceAdvance at16>
-SolveResult solve_at_depth(const char* stage, int own_depth, const PoissonProblem& p, std::vector<double>& u,
-                           const SolveOptions& o) {
-  switch (o.depth ? o.depth : own_depth) {
-    case 2: return iterate_on_device<at2>(p, u, o);
-    case 4: return iterate_on_device<at4>(p, u, o);
-    case 8: return iterate_on_device<at8>(p, u, o);
-    case 16: return iterate_on_device<at16>(p, u, o);
-  }
-  throw tut::UsageError(std::string(stage) + ": --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
 }
 
 }  // namespace poisson_strip

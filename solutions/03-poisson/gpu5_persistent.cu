@@ -3,31 +3,32 @@
 //   test: meson test -C build poisson-gpu5 poisson-gpu5-idea --print-errorlogs
 // Change from gpu4: one cooperative launch of as many blocks as the GPU holds at once runs
 // every iteration of a call (a cooperative launch guarantees that all blocks are on the GPU at
-// once, without which a grid barrier could wait forever). Two shapes:
-//   fields the blocks can hold (up to about 1040^2 at depth 8 and 1140^2 at 4 on an H100's
-//   132 SMs, one block of 128 x 96 points with its ring per SM): each block holds a region of u in its threads' registers for the whole run
-//   (poisson_resident.cuh), iterates it without touching memory, and every `depth` iterations
-//   trades its edges with its neighbours through L2, a grid barrier between storing its own
-//   and loading theirs;
-//   larger fields: gpu4's passes in strips, a grid barrier between two passes, u through L2.
+// once, without which a grid barrier could wait forever), and each block holds a region of u
+// in its threads' registers (poisson_resident.cuh; on an H100, one block of 128 x 96 points with
+// its ring per SM). The regions iterate without touching memory and every `depth` iterations
+// trade their edges through L2, a grid barrier between storing their own and loading theirs.
+// Fields the blocks can hold whole (up to about 1040^2 at depth 8 and 1140^2 at 4 on an H100's
+// 132 SMs) are loaded once and held to the end. Larger ones are cut into patches the grid holds
+// one after another: each patch with a ring of R points (R iterations' worth, as gpu4's halo),
+// R iterations, its own points stored into the other field, the next patch; a round of R
+// iterations takes every patch once.
 // Why it should help: at 1024^2 gpu4 reads u and f and writes u in L2 at every pass, and waits
 // on a launch per pass; here a point's value moves from thread to thread (shuffles, shared
-// memory), and only the edges of the regions, a few percent of the field, go through L2.
-// What still limits it (measured on an H100): in registers, 12 warps per SM (157 registers a
-// thread) wait on the latency of the steps of an iteration (a block barrier, shared memory,
-// shuffles), and each region holds its ring as well (1.4x the points it stores at 1024^2 and
-// depth 8, 3x at 256^2). Larger fields run gpu4's strips: the same rate, latency-bound. A block
-// holds 32 points of u per thread, a third of the SM's registers; at 2048^2 no layout would do,
-// since u and f (32 MiB each) outgrow an H100's registers and shared memory (62 MiB together).
+// memory), and only the edges of the regions, a few percent of the field, go through L2. In
+// patches, the field goes through memory once per R iterations (R = 120 at 2048^2, depth 4).
+// What still limits it (measured on an H100): 12 warps per SM (157 registers a thread) wait on
+// the latency of the steps of an iteration (a block barrier, shared memory, shuffles); each
+// region holds its ring as well (1.4x the points it stores at 1024^2 and depth 8, 3x at
+// 256^2), and each patch its own ring. A block holds 32 points of u per thread, a third of the
+// SM's registers, and h^2 f / 4 in 96 KiB of shared memory: GPUs that give a block less than
+// 144 KiB (compute capability 7.x, 8.6, 8.9) cannot run it.
+#include <memory>
+
 #include "check.h"
 #include "poisson.h"
 #include "poisson_resident.cuh"
-#include "poisson_strip.cuh"
-#include "poisson_tile.cuh"
 
 namespace {
-
-using namespace poisson_strip;
 
 // The value at `counter`, read with acquire order: what was written before a release of it (the
 // fence before the atomic below) is seen after this read.
@@ -57,76 +58,124 @@ __device__ void arrive_and_wait(unsigned* arrived, unsigned target) {
   }
 }
 
-// A grid barrier for blocks of one warp (the strips).
-__device__ void grid_barrier(unsigned* arrived, unsigned& barriers) { arrive_and_wait(arrived, ++barriers * gridDim.x); }
-
-// The same for blocks of many warps (the regions held on chip): the block's warps meet first,
-// and its first warp stands for the block.
-__device__ void grid_barrier_of_blocks(unsigned* arrived, unsigned& barriers) {
+// A grid barrier: the block's warps meet first, and its first warp stands for the block.
+__device__ void grid_barrier(unsigned* arrived, unsigned& barriers) {
   const unsigned target = ++barriers * gridDim.x;
   __syncthreads();
   if (threadIdx.x < 32) arrive_and_wait(arrived, target);
   __syncthreads();
 }
 
-// One pass of DEPTH iterations over the whole field by the whole grid, in gpu4's strips, from
-// `in` into `out`; then the fields swap.
-template <int DEPTH>
-__device__ void pass(unsigned* arrived, unsigned& barriers, int N, double h2, const double* f, double*& in, double*& out,
-                     const Layout& layout) {
-  for (int item = blockIdx.x; item < layout.items(); item += gridDim.x) iterate_strip<DEPTH>(N, h2, f, in, out, layout, item);
-  // EXERCISE: wait until every block of the grid has stored its part of this pass, then swap
-  //   the fields for the next one
-  grid_barrier(arrived, barriers);
-  double* t = in;
-  in = out;
-  out = t;
-}
-
-// `count` iterations from a (into b, back into a, ...) in gpu4's passes: DEPTH deep, the rest in
-// shallower ones, and a last one of one iteration (the field before it stays in the other
-// buffer, for the tolerance check). The newest field ends in a after an even number of passes.
-template <int DEPTH>
-__global__ void __launch_bounds__(kStripThreads)
-    all_passes(int N, double h2, const double* __restrict__ f, double* a, double* b, Layout layout, int count,
-               unsigned* arrived) {
-  unsigned barriers = 0;
-  int left = count - 1;
-  for (; left >= DEPTH; left -= DEPTH) pass<DEPTH>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 8 && left & 8) pass<8>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 4 && left & 4) pass<4>(arrived, barriers, N, h2, f, a, b, layout);
-  if (DEPTH > 2 && left & 2) pass<2>(arrived, barriers, N, h2, f, a, b, layout);
-  if (left & 1) pass<1>(arrived, barriers, N, h2, f, a, b, layout);
-  pass<1>(arrived, barriers, N, h2, f, a, b, layout);
-}
-
-// `count` iterations with the field in the blocks' registers (poisson_resident.cuh): each block
-// loads its region and ring from cur once, trades edges every DEPTH iterations, and at the end
-// stores its region's last field into cur and the one before it into next.
+// `count` iterations from cur (into next, back into cur, ...) in rounds: a round takes every
+// patch in turn, each block loads its region of the patch with its ring from cur, iterates it
+// in registers (poisson_resident.cuh), every DEPTH iterations trading edges with the
+// neighbouring regions through a board, and stores the patch's own points into next. Rounds of
+// patches.ring iterations, then one of a single iteration, so that the field before the last
+// stays in the other buffer for the tolerance check.
 template <int DEPTH>
 __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
-    held_on_chip(int N, double h2, const double* __restrict__ f, double* cur, double* next,
-                 poisson_resident::Regions regions, int count, unsigned* arrived) {
-  poisson_resident::Region<DEPTH> region(N, h2, regions, f, cur);
+    held_in_patches(int N, double h2, const double* __restrict__ f, double* cur, double* next, double* boards,
+                    poisson_resident::Patches patches, poisson_resident::Regions regions, int count, unsigned* arrived) {
   unsigned barriers = 0;
-  for (int step = 0; step < count; ++step) {
-    if (step > 0 && step % DEPTH == 0) {
-      // EXERCISE: trade edges with the neighbouring blocks: store this region's band on a board
-      //   (the fields in turn, next then cur, so that a block storing its next band never
-      //   overwrites one a slower neighbour has yet to load), wait until every block has stored
-      //   its own, then load the ring from the same board
-      double* board = (step / DEPTH) % 2 ? next : cur;
-      region.store_band(board);
-      grid_barrier_of_blocks(arrived, barriers);
-      region.load_ring(board);
+  const auto round = [&](int steps) {
+    for (int p = 0; p < patches.count(); ++p) {
+      __syncthreads();  // the last readers of the previous region's shared memory are done
+      poisson_resident::Region<DEPTH> region(N, h2, regions, patches.held(p, N), patches.owned(p, N), f, cur);
+      for (int step = 0; step < steps; ++step) {
+        if (step > 0 && step % DEPTH == 0) {
+          // EXERCISE: trade edges with the neighbouring regions: store this region's band on a
+          //   board, wait until every block has stored its own, then load the ring from the
+          //   same board. The two boards in turn (by the barriers' count): a block storing its
+          //   next band must not overwrite one a slower neighbour has yet to load, unless a
+          //   grid barrier came between.
+          double* board = boards + barriers % 2 * (long(N + 2) * (N + 2));
+          region.store_band(board);
+          grid_barrier(arrived, barriers);
+          region.load_ring(board);
+        }
+        region.iterate();
+      }
+      region.store_owned(next);
     }
-    if (step == count - 1) {
-      grid_barrier_of_blocks(arrived, barriers);  // no block loads a ring from next any more
-      region.store_region(next);  // the field before the last iteration, for the tolerance check
-    }
-    region.iterate();
+    grid_barrier(arrived, barriers);  // every patch stored before any block loads the next round's
+    double* t = cur;
+    cur = next;
+    next = t;
+  };
+  for (int left = count - 1; left > 0; left -= patches.ring) round(min(patches.ring, left));
+  round(1);
+}
+
+// How gpu5 holds a field: its patches, and the regions that cut the largest of them.
+struct Plan {
+  poisson_resident::Patches patches;
+  poisson_resident::Regions regions;
+};
+
+// The points inside the largest patch (the outer edge excluded), across and down.
+int largest_inside(int N, int parts, int size, int ring) {
+  int largest = 0;
+  for (int i = 0; i < parts; ++i) {
+    const poisson_resident::Rect r =
+        poisson_resident::around({1 + i * size, std::min(1 + (i + 1) * size, N + 1) - 1, 1, 1}, ring, N);
+    largest = std::max(largest, r.x1 - r.x0 - 1);
   }
-  region.store_region(cur);
+  return largest;
+}
+
+template <int DEPTH>
+poisson_resident::Regions regions_of(int N, const poisson_resident::Patches& p, int blocks) {
+  return poisson_resident::regions_for<DEPTH>(largest_inside(N, p.across, p.width, p.ring),
+                                              largest_inside(N, p.down, p.height, p.ring), blocks);
+}
+
+// A plan's time per iteration, in iterations of the whole grid: every patch takes the grid
+// once per iteration, a trade every DEPTH iterations (about 0.7 of an iteration, measured on
+// an H100), and a load and a store of the patch once per round (about 10).
+template <int DEPTH>
+double cost_of(const poisson_resident::Patches& p) {
+  return p.count() * (1.0 + 0.7 / DEPTH + 10.0 / p.ring);
+}
+
+// The plan for a field of N^2 with `blocks` blocks: the whole field as one patch held for the
+// whole call where the regions hold it, else the cheapest cut into at most 32 x 32 patches,
+// each with the deepest ring (a multiple of DEPTH) that the regions hold.
+template <int DEPTH>
+Plan plan_for(int N, int blocks) {
+  poisson_resident::Patches whole{1, 1, N, N, 1 << 30};
+  if (regions_of<DEPTH>(N, whole, blocks).count() > 0) return {whole, regions_of<DEPTH>(N, whole, blocks)};
+  Plan best;
+  for (int across = 1; across <= std::min(N, 32); ++across)
+    for (int down = 1; down <= std::min(N, 32); ++down) {
+      poisson_resident::Patches p{across, down, int(blocks_for(N, across)), int(blocks_for(N, down)), 0};
+      int deepest = 0;  // rings of DEPTH x 1 .. 256 hold fewer points the shallower they are: bisect
+      for (int low = 1, high = 256; low <= high;) {
+        const int mid = (low + high) / 2;
+        p.ring = mid * DEPTH;
+        if (regions_of<DEPTH>(N, p, blocks).count() > 0) deepest = mid, low = mid + 1;
+        else high = mid - 1;
+      }
+      if (deepest == 0) continue;
+      p.ring = deepest * DEPTH;
+      if (best.regions.count() == 0 || cost_of<DEPTH>(p) < cost_of<DEPTH>(best.patches))
+        best = {p, regions_of<DEPTH>(N, p, blocks)};
+    }
+  return best;
+}
+
+// The plan for N^2 on this GPU, with as many blocks as it holds at once (none: count() == 0).
+template <int DEPTH>
+Plan plan_at(int N) {
+  static const int resident = [] {
+    if (!poisson_resident::shared_fits()) return 0;
+    const auto kernel = reinterpret_cast<const void*>(held_in_patches<DEPTH>);
+    poisson_resident::allow_shared(kernel);
+    return tut::resident_blocks(kernel, poisson_resident::kThreads, poisson_resident::kSharedBytes);
+  }();
+  static int planned_N = -1;
+  static Plan plan;
+  if (N != planned_N) plan = plan_for<DEPTH>(N, resident), planned_N = N;
+  return plan;
 }
 
 // The barrier's count, zeroed before every launch.
@@ -136,53 +185,36 @@ unsigned* zeroed_counter(cudaStream_t stream) {
   return arrived.get();
 }
 
-template <int DEPTH>
-void launch_all_passes(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  const auto kernel = all_passes<DEPTH>;
-  static const int resident = tut::resident_blocks(reinterpret_cast<const void*>(kernel), kStripThreads, 0);
-  // Items for the resident warps, laid out as gpu4's deepest pass (the shallower ones use it too).
-  Layout layout = layout_for<DEPTH>(g.N, resident);
-  int N = g.N;
-  double h2 = g.h() * g.h();
-  unsigned* counter = zeroed_counter(stream);
-  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &layout, &count, &counter};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), std::min(resident, layout.items()),
-                                         kStripThreads, args, 0, stream));
-  const int passes = (count - 1) / DEPTH + __builtin_popcount((count - 1) % DEPTH) + 1;
-  if (passes % 2 == 1) std::swap(cur, next);
-}
-
-// The regions of a field of N^2 for held_on_chip<DEPTH>, one per block the GPU holds at once
-// (count() == 0: the field is too large to hold).
-template <int DEPTH>
-poisson_resident::Regions regions_at(int N) {
-  static const int resident = [] {
-    if (!poisson_resident::shared_fits()) return 0;  // GPUs that give a block less shared memory: strips
-    const auto kernel = reinterpret_cast<const void*>(held_on_chip<DEPTH>);
-    poisson_resident::allow_shared(kernel);
-    return tut::resident_blocks(kernel, poisson_resident::kThreads, poisson_resident::kSharedBytes);
-  }();
-  return poisson_resident::regions_for<DEPTH>(N, resident);
+// The two boards on which regions trade edges, each the size of a field (kept between calls).
+double* boards_for(int N) {
+  static std::unique_ptr<tut::DeviceBuffer<double>> boards;
+  const size_t size = 2 * size_t(N + 2) * (N + 2);
+  if (!boards || boards->size() < size) boards = std::make_unique<tut::DeviceBuffer<double>>(size);
+  return boards->get();
 }
 
 template <int DEPTH>
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  poisson_resident::Regions regions = regions_at<DEPTH>(g.N);
-  if (regions.count() == 0) return launch_all_passes<DEPTH>(g, f, cur, next, count, stream);  // too large to hold
+  Plan plan = plan_at<DEPTH>(g.N);
+  if (plan.regions.count() == 0)
+    throw tut::NoDeviceError("gpu5 holds regions of " + std::to_string(poisson_resident::kSharedBytes / 1024) +
+                             " KiB of shared memory a block, more than this GPU gives a block");
   int N = g.N;
   double h2 = g.h() * g.h();
+  double* boards = boards_for(N);
   unsigned* counter = zeroed_counter(stream);
-  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &regions, &count, &counter};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(held_on_chip<DEPTH>), regions.count(),
+  void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &boards, &plan.patches, &plan.regions, &count, &counter};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(held_in_patches<DEPTH>), plan.regions.count(),
                                          poisson_resident::kThreads, args, poisson_resident::kSharedBytes, stream));
+  const long rounds = (count - 1 + long(plan.patches.ring) - 1) / plan.patches.ring + 1;
+  if (rounds % 2 == 1) std::swap(cur, next);  // the newest field is in next
 }
 
-// The deepest depth with which the GPU holds the field (8, else 4: each level of depth widens
-// the ring), else the strips' depth.
+// The depth of the cheapest plan (4 or 8: the deeper, the wider each region's ring).
 int own_depth(int N) {
-  if (regions_at<8>(N).count() > 0) return 8;
-  if (regions_at<4>(N).count() > 0) return 4;
-  return poisson_tile::kStripDepth;
+  if (plan_at<4>(N).regions.count() > 0 && cost_of<4>(plan_at<4>(N).patches) < cost_of<8>(plan_at<8>(N).patches))
+    return 4;
+  return 8;
 }
 
 SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {

@@ -161,26 +161,47 @@ const PoissonStage thin_tile_halo = {{"wrong-thin-tile-halo", "", tut::Side::gpu
 const PoissonStage right_tile_halo = {{"right-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
                                       {iterate_on_device<tile_halo_advance<4>>}};
 
-// And in gpu5's regions held on chip: edges traded every 4 iterations, with a ring of 3. Here
-// a launch per trade (a region loaded from `in`, 4 iterations, stored to `out`) stands for
-// gpu5's grid barrier: what is under test is the ring's width.
+// And in gpu5's regions and patches (poisson_resident.cuh). A launch stands for what gpu5 does
+// between two grid barriers: the regions of a patch held with a ring of `reach` loaded from
+// `in`, `steps` iterations without a trade, the patch's own points stored to `out`.
 template <int HALO>
 __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
     region_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
-                poisson_resident::Regions regions, int steps) {
-  poisson_resident::Region<HALO> region(N, h2, regions, f, in);
+                poisson_resident::Regions regions, poisson_resident::Rect held, poisson_resident::Rect owned, int steps) {
+  poisson_resident::Region<HALO> region(N, h2, regions, held, owned, f, in);
   for (int s = 0; s < steps; ++s) region.iterate();
-  region.store_region(out);
+  region.store_owned(out);
 }
 
 template <int HALO>
-void region_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  const poisson_resident::Regions regions = poisson_resident::regions_for<HALO>(g.N, 64);
+void launch_region_pass(const PoissonGrid& g, const double* f, const double* in, double* out,
+                        poisson_resident::Rect owned, int reach, int steps, cudaStream_t stream) {
+  const poisson_resident::Rect held = poisson_resident::around(owned, reach, g.N);
+  const poisson_resident::Regions regions =
+      poisson_resident::regions_for<HALO>(held.x1 - held.x0 - 1, held.y1 - held.y0 - 1, 64);
   poisson_resident::allow_shared(reinterpret_cast<const void*>(region_pass<HALO>));
+  region_pass<HALO><<<regions.count(), poisson_resident::kThreads, poisson_resident::kSharedBytes, stream>>>(
+      g.N, g.h() * g.h(), f, in, out, regions, held, owned, steps);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The whole field as one patch, its regions trading edges every 4 iterations with a ring of HALO.
+template <int HALO>
+void region_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
   for (int left = count; left > 0; left -= 4) {
-    region_pass<HALO><<<regions.count(), poisson_resident::kThreads, poisson_resident::kSharedBytes, stream>>>(
-        g.N, g.h() * g.h(), f, cur, next, regions, std::min(left, 4));
-    CUDA_CHECK_LAUNCH();
+    launch_region_pass<HALO>(g, f, cur, next, {1, g.N, 1, g.N}, 1, std::min(left, 4), stream);
+    std::swap(cur, next);
+  }
+}
+
+// 3 x 2 patches in rounds of 4 iterations, each held with a ring of REACH (their regions' ring
+// of 8 needs no trade within a round).
+template <int REACH>
+void patch_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
+  const poisson_resident::Patches patches{3, 2, int(blocks_for(g.N, 3)), int(blocks_for(g.N, 2)), 4};
+  for (int left = count; left > 0; left -= 4) {
+    for (int p = 0; p < patches.count(); ++p)
+      launch_region_pass<8>(g, f, cur, next, patches.owned(p, g.N), REACH, std::min(left, 4), stream);
     std::swap(cur, next);
   }
 }
@@ -189,6 +210,10 @@ const PoissonStage thin_ring = {{"wrong-thin-ring", "", tut::Side::gpu, "tests/0
                                 {iterate_on_device<region_advance<3>>}};
 const PoissonStage right_ring = {{"right-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
                                  {iterate_on_device<region_advance<4>>}};
+const PoissonStage thin_patch_ring = {{"wrong-thin-patch-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                      {iterate_on_device<patch_advance<3>>}};
+const PoissonStage right_patch_ring = {{"right-patch-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
+                                       {iterate_on_device<patch_advance<4>>}};
 
 }  // namespace
 
@@ -207,4 +232,10 @@ TEST(SuiteRejectsWrongStage, RegionHeldOnChipWithARingOneIterationTooThin) {
   if (!poisson_resident::shared_fits()) GTEST_SKIP() << "this GPU gives a block too little shared memory for gpu5's regions";
   EXPECT_TRUE(matches_reference(right_ring, 129, 18));
   EXPECT_FALSE(matches_reference(thin_ring, 129, 18));
+}
+
+TEST(SuiteRejectsWrongStage, PatchHeldWithARingOneIterationTooThin) {
+  if (!poisson_resident::shared_fits()) GTEST_SKIP() << "this GPU gives a block too little shared memory for gpu5's regions";
+  EXPECT_TRUE(matches_reference(right_patch_ring, 129, 18));
+  EXPECT_FALSE(matches_reference(thin_patch_ring, 129, 18));
 }
