@@ -111,6 +111,19 @@ TEST(PoissonFusedStages, ConvergeToTheManufacturedSolution) {
 
 namespace {
 
+// `count` iterations in passes of `depth` while that many are left, then of one: pass(in, out,
+// steps) launches one, and the fields swap after it.
+template <typename Pass>
+void in_passes(double*& cur, double*& next, int count, int depth, const Pass& pass) {
+  for (int left = count; left > 0;) {
+    const int steps = left >= depth ? depth : 1;
+    pass(cur, next, steps);
+    CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+    left -= steps;
+  }
+}
+
 // Wrong on purpose (HALO 7): gpu4's passes of 8 iterations with a halo of 7 columns and rows,
 // one too thin: the stored points next to a strip's or segment's edge use a neighbour that was
 // never loaded by the eighth iteration. With HALO 8 the same code is right.
@@ -119,17 +132,12 @@ void halo_advance(const PoissonGrid& g, const double* f, double*& cur, double*& 
   using poisson_strip::strip_pass;
   const int items = 32 * tut::multiprocessor_count();
   const poisson_strip::Layout deep = poisson_strip::layout_for<HALO>(g.N, items), one = poisson_strip::layout_for<1>(g.N, items);
-  for (int left = count; left > 0;) {
-    if (left >= 8) {
-      strip_pass<8, HALO><<<deep.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, deep);
-      left -= 8;
-    } else {
-      strip_pass<1><<<one.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next, one);
-      left -= 1;
-    }
-    CUDA_CHECK_LAUNCH();
-    std::swap(cur, next);
-  }
+  in_passes(cur, next, count, 8, [&](const double* in, double* out, int steps) {
+    if (steps == 8)
+      strip_pass<8, HALO><<<deep.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, in, out, deep);
+    else
+      strip_pass<1><<<one.items(), poisson_strip::kStripThreads, 0, stream>>>(g.N, g.h() * g.h(), f, in, out, one);
+  });
 }
 
 const PoissonStage thin_halo = {{"wrong-thin-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
@@ -143,17 +151,12 @@ void tile_halo_advance(const PoissonGrid& g, const double* f, double*& cur, doub
   using poisson_tile::tile_pass;
   const dim3 threads(poisson_tile::kTile, poisson_tile::kTile);
   const int deep = poisson_tile::tiles_per_side<HALO>(g.N), one = poisson_tile::tiles_per_side<1>(g.N);
-  for (int left = count; left > 0;) {
-    if (left >= 4) {
-      tile_pass<4, HALO><<<dim3(deep, deep), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
-      left -= 4;
-    } else {
-      tile_pass<1><<<dim3(one, one), threads, 0, stream>>>(g.N, g.h() * g.h(), f, cur, next);
-      left -= 1;
-    }
-    CUDA_CHECK_LAUNCH();
-    std::swap(cur, next);
-  }
+  in_passes(cur, next, count, 4, [&](const double* in, double* out, int steps) {
+    if (steps == 4)
+      tile_pass<4, HALO><<<dim3(deep, deep), threads, 0, stream>>>(g.N, g.h() * g.h(), f, in, out);
+    else
+      tile_pass<1><<<dim3(one, one), threads, 0, stream>>>(g.N, g.h() * g.h(), f, in, out);
+  });
 }
 
 const PoissonStage thin_tile_halo = {{"wrong-thin-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
@@ -182,16 +185,14 @@ void launch_region_pass(const PoissonGrid& g, const double* f, const double* in,
   poisson_resident::allow_shared(reinterpret_cast<const void*>(region_pass<HALO>));
   region_pass<HALO><<<regions.count(), poisson_resident::kThreads, poisson_resident::kSharedBytes, stream>>>(
       g.N, g.h() * g.h(), f, in, out, regions, held, owned, steps);
-  CUDA_CHECK_LAUNCH();
 }
 
 // The whole field as one patch, its regions trading edges every 4 iterations with a ring of HALO.
 template <int HALO>
 void region_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  for (int left = count; left > 0; left -= 4) {
-    launch_region_pass<HALO>(g, f, cur, next, {1, g.N, 1, g.N}, 1, std::min(left, 4), stream);
-    std::swap(cur, next);
-  }
+  in_passes(cur, next, count, 4, [&](const double* in, double* out, int steps) {
+    launch_region_pass<HALO>(g, f, in, out, {1, g.N, 1, g.N}, 1, steps, stream);
+  });
 }
 
 // 3 x 2 patches in rounds of 4 iterations, each held with a ring of REACH (their regions' ring
@@ -199,11 +200,10 @@ void region_advance(const PoissonGrid& g, const double* f, double*& cur, double*
 template <int REACH>
 void patch_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
   const poisson_resident::Patches patches{3, 2, int(blocks_for(g.N, 3)), int(blocks_for(g.N, 2)), 4};
-  for (int left = count; left > 0; left -= 4) {
+  in_passes(cur, next, count, 4, [&](const double* in, double* out, int steps) {
     for (int p = 0; p < patches.count(); ++p)
-      launch_region_pass<8>(g, f, cur, next, patches.owned(p, g.N), REACH, std::min(left, 4), stream);
-    std::swap(cur, next);
-  }
+      launch_region_pass<8>(g, f, in, out, patches.owned(p, g.N), REACH, steps, stream);
+  });
 }
 
 const PoissonStage thin_ring = {{"wrong-thin-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
