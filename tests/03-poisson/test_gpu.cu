@@ -90,6 +90,27 @@ TEST(PoissonFusedStages, MatchReferenceAtEveryDepth) {
   }
 }
 
+// gpu5 in patches over many rounds: on 132 SMs, N = 1120 takes 2 patches with rings of 480 at
+// depth 8 and 144 at 16, so 1000 iterations are 2 and 6 full rounds, a shorter one and the
+// last of one, each loading what the round before stored.
+TEST(PoissonFusedStages, Gpu5InPatchesOverManyRounds) {
+  const PoissonStage& gpu5 = stage_called("gpu5");
+  const PoissonProblem p = radiator_problem(1120, 9);
+  const std::vector<double> want = reference_jacobi(p, 1000);
+  for (int depth : {8, 16}) {
+    std::vector<double> u = p.u0;
+    SolveOptions o;
+    o.max_iterations = 1000;
+    o.depth = depth;
+    try {
+      gpu5.code.solve(p, u, o);
+    } catch (const tut::NoDeviceError& e) {
+      GTEST_SKIP() << e.what();
+    }
+    EXPECT_TRUE(same_field(gpu5, u, want, p.grid, 1e-12, "the reference after 1000 iterations at depth " + std::to_string(depth)));
+  }
+}
+
 // The manufactured solution u = sin(pi x) sin(pi y): the fused stages converge to it, with the
 // discretisation's error, which falls as h^2 (4x from N = 31 to N = 63).
 TEST(PoissonFusedStages, ConvergeToTheManufacturedSolution) {
