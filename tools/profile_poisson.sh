@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Chapter 03-poisson's Nsight Compute profile: one kernel of gpu3, gpu4 and gpu5 at N = 1024
 # (gpu4 in tiles, gpu5 with the whole field held in registers), 2048 and 8192 (gpu4 in strips,
-# gpu5 in patches) (20
-# iterations each run: a single iteration for gpu3, a pass of the default depth for gpu4, the
-# whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each kernel after a line
-# "# stage S, N n, iterations k" (the iterations that kernel did, for bytes per update).
+# gpu5 in patches) (20 iterations each run: a single iteration for gpu3, a pass of the default
+# depth for gpu4, the whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each
+# kernel after a line "# stage S, N n, iterations k" (the iterations that kernel did, for bytes
+# per update).
 #   usage: tools/profile_poisson.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_poisson.sh build /tmp/r h100
 set -euo pipefail
 source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"

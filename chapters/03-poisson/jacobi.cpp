@@ -58,7 +58,7 @@ Options parse(int argc, char** argv) {
     o.check_every = int(tut::parse_integer("--check-every", t, 1, 1000000));
     o.check_every_given = true;
   });
-  cli.add_value("depth", "D", "gpu4, gpu5: iterations per pass over the field (gpu5 holding it: between two trades of edges), 2, 4, 8 or 16", "the stage's own",
+  cli.add_value("depth", "D", "gpu4: iterations per pass over the field; gpu5: iterations between two trades of edges between its regions; 2, 4, 8 or 16", "the stage's own",
                 [&](const std::string& t) {
                   o.depth = int(tut::parse_integer("--depth", t, 2, 16));
                   if (o.depth & (o.depth - 1)) throw tut::UsageError("--depth must be 2, 4, 8 or 16, got " + t);

@@ -1,8 +1,8 @@
-// Chapter 03-poisson: the field held in registers for a whole run, a region per block (gpu5,
-// for the fields the GPU's registers can hold: on an H100, up to about 1040^2 with a ring of 8,
-// 1140^2 with a ring of 4).
+// Chapter 03-poisson: the field held in registers, a region per block (gpu5): the whole field
+// for a whole run where the blocks can hold it (on an H100, up to about 1040^2 with a ring of 8,
+// 1140^2 with a ring of 4), else one patch of it after another (Patches).
 //
-// A block of kWarps warps holds a region of the field and a ring of HALO points around it:
+// A block of kWarps warps holds a region of the patch and a ring of HALO points around it:
 // lane l of warp w holds the columns 4l .. 4l + 3 and the rows kRows w .. kRows w + kRows - 1
 // of the region with its ring, u in registers from the first iteration to the last, h^2 f / 4
 // in shared memory (no registers are left for it), laid out lane after lane so that a warp
@@ -14,7 +14,9 @@
 // global memory. Only the ring goes stale, one point deeper at every iteration (its outer
 // neighbours are not in the block), so every HALO iterations the blocks trade edges through
 // L2: each stores the band of its region that its neighbours' rings cover, HALO deep, and
-// after a grid barrier (gpu5's) loads its own ring from theirs.
+// after a grid barrier (gpu5's) loads its own ring from theirs. A patch's outer edge goes
+// stale the same way, one point deeper at every iteration, so that a patch held with a ring of
+// R points is right inside that ring for R iterations.
 #pragma once
 
 #include "poisson.h"
