@@ -189,6 +189,9 @@ int main(int argc, char** argv) try {
     }
   }
   table.print(std::cout, o.format);
+  if (o.format == tut::Format::human)
+    for (const Run& r : runs)
+      if (!r.result.layout.empty()) std::cout << r.stage->name << ": " << r.result.layout << "\n";
   if (!o.pgm.empty()) write_pgm(o.pgm, problem.grid, u);
   return 0;
 } catch (...) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "check.h"
@@ -53,6 +54,7 @@ struct SolveResult {
   int iterations = 0;
   double change_norm = -1;  // ||u_new - u||_2 at the last check (-1: never checked)
   double seconds = 0;       // the iteration loop only: no allocation, no transfers
+  std::string layout;       // how the stage cut the field, where it chooses (gpu5); printed by jacobi
 };
 
 // Every stage: iterate from u (host, (N + 2)^2 with its boundary) and leave the result in u.

@@ -208,6 +208,20 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
   if (rounds % 2 == 1) std::swap(cur, next);  // the newest field is in next
 }
 
+// The plan in words, for jacobi's output.
+template <int DEPTH>
+std::string layout_at(int N) {
+  const Plan plan = plan_at<DEPTH>(N);
+  const poisson_resident::Patches& p = plan.patches;
+  const poisson_resident::Regions& r = plan.regions;
+  const std::string regions = std::to_string(r.count()) + " regions of up to " + std::to_string(r.width) + " x " +
+                              std::to_string(r.height) + " points, edges traded every " + std::to_string(DEPTH) + " iterations";
+  if (p.count() == 1) return "the whole field held on chip by " + regions;
+  return "the field too large to hold whole: " + std::to_string(p.across) + " x " + std::to_string(p.down) +
+         " patches of up to " + std::to_string(p.width) + " x " + std::to_string(p.height) + " points held in turn, " +
+         std::to_string(p.ring) + " iterations each, by " + regions;
+}
+
 // The depth of the cheapest plan (4 or 8: the deeper, the wider each region's ring).
 int own_depth(int N) {
   if (plan_at<4>(N).regions.count() > 0 && cost_of<4>(plan_at<4>(N).patches) < cost_of<8>(plan_at<8>(N).patches))
@@ -221,7 +235,14 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
   if (!supported)
     throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
-  return solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", own_depth(p.grid.N), p, u, o);
+  SolveResult result = solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", own_depth(p.grid.N), p, u, o);
+  switch (o.depth ? o.depth : own_depth(p.grid.N)) {
+    case 2: result.layout = layout_at<2>(p.grid.N); break;
+    case 4: result.layout = layout_at<4>(p.grid.N); break;
+    case 8: result.layout = layout_at<8>(p.grid.N); break;
+    case 16: result.layout = layout_at<16>(p.grid.N); break;
+  }
+  return result;
 }
 
 }  // namespace
