@@ -3,7 +3,7 @@
 
 Usage: plot_poisson.py PREFIX [--markdown]
   PREFIX_sizes.csv    -> PREFIX_sizes.png     lattice updates per second against N, per stage
-  PREFIX_depths.csv   -> PREFIX_depths.png    gpu4 and gpu5 against the iterations per pass, per N
+  PREFIX_depths.csv   -> PREFIX_depths.png    gpu4 and gpu5 against the depth (--depth), per N
   PREFIX_scaling.csv  -> PREFIX_scaling.png   multi and nccl on 1, 2, 4 GPUs: speed-up and efficiency
                                               (if the run had more than one GPU)
   PREFIX_radiator.pgm -> PREFIX_radiator.png  the solution, if the PGM is there
@@ -38,7 +38,7 @@ def plot_depths(rows, out):
                 linestyle="-" if stage == "gpu4" else "--", label=f"{stage}, N = {N}")
     ax.set_xscale("log", base=2)
     ax.set_xticks([2, 4, 8, 16], ["2", "4", "8", "16"])
-    ax.set_xlabel("iterations per pass (--depth)")
+    ax.set_xlabel("depth (--depth): gpu4's iterations per pass, gpu5's between trades")
     ax.set_ylabel("Gupdates/s")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, ncol=2)

@@ -158,7 +158,7 @@ int main(int argc, char** argv) try {
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
   tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},
-                    {"iterations", "iterations", "", "%.0f"}, {"depth", "per pass", "iterations", "%.0f"},
+                    {"iterations", "iterations", "", "%.0f"}, {"depth", "depth", "iterations", "%.0f"},
                     {"time_s", "time", "s", "%.4f"},
                     {"gupdates_per_s", "rate", "Gupdates/s", "%.3f"}, {"gb_per_s", "at 24 B/update", "GB/s", "%.1f"},
                     {"pct_copy", "of copy x GPUs", "%", "%.1f"}, {"speedup", "vs gpu2", "x", "%.2f"},

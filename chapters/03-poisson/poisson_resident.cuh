@@ -43,8 +43,11 @@ __host__ __device__ inline Rect around(Rect r, int reach, int N) {
 // each: a patch is held with a ring of `ring` points, whose outer edge keeps its value, so
 // that its own points are right after `ring` iterations.
 struct Patches {
-  int across = 1, down = 1, width = 0, height = 0, ring = 0;
+  int across = 0, down = 0, width = 0, height = 0, ring = 0;
   __host__ __device__ int count() const { return across * down; }
+  // The rounds of a call of `count` >= 1 iterations: of `ring` iterations (the last of them
+  // shorter) while more than one is left, then one of a single iteration.
+  __host__ __device__ long rounds(int count) const { return (count - 1 + long(ring) - 1) / ring + 1; }
   __host__ __device__ Rect owned(int p, int N) const {
     const int x0 = 1 + p % across * width, y0 = 1 + p / across * height;
     return {x0, min(x0 + width, N + 1) - 1, y0, min(y0 + height, N + 1) - 1};

@@ -16,7 +16,7 @@
 // on a launch per pass; here a point's value moves from thread to thread (shuffles, shared
 // memory), and only the edges of the regions, a few percent of the field, go through L2. In
 // patches, the field goes through memory once per R iterations (R = 120 at 2048^2, depth 4).
-// What still limits it (measured on an H100): 12 warps per SM (157 registers a thread) wait on
+// What still limits it (measured on an H100): 12 warps per SM (168 registers a thread) wait on
 // the latency of the steps of an iteration (a block barrier, shared memory, shuffles); each
 // region holds its ring as well (1.4x the points it stores at 1024^2 and depth 8, 3x at
 // 256^2), and each patch its own ring. A block holds 32 points of u per thread, a third of the
@@ -54,7 +54,9 @@ __device__ unsigned load_acquire(const unsigned* counter) {
 __device__ void arrive_and_wait(unsigned* arrived, unsigned target) {
   __threadfence();  // the block's stores, seen by this warp at a block barrier before, visible on the GPU
   atomicAdd(arrived, threadIdx.x % 32 == 0 ? 1u : 0u);
-  while (!__all_sync(0xffffffffu, load_acquire(arrived) >= target)) {
+  // Compared as a signed difference, so that the count may wrap around (a long call at 16384^2
+  // makes about 50 barriers an iteration).
+  while (!__all_sync(0xffffffffu, int(load_acquire(arrived) - target) >= 0)) {
   }
 }
 
@@ -85,9 +87,10 @@ __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
         if (step > 0 && step % DEPTH == 0) {
           // EXERCISE: trade edges with the neighbouring regions: store this region's band on a
           //   board, wait until every block has stored its own, then load the ring from the
-          //   same board. The two boards in turn (by the barriers' count): a block storing its
-          //   next band must not overwrite one a slower neighbour has yet to load, unless a
-          //   grid barrier came between.
+          //   same board. The two boards take turns (board i starts at boards + i (N + 2)^2):
+          //   a block storing its next band must not overwrite one that a slower block has yet
+          //   to load. Take turns by the count of grid barriers, not by `step`: `step` starts
+          //   again at every patch, with no grid barrier between two patches.
           double* board = boards + barriers % 2 * (long(N + 2) * (N + 2));
           region.store_band(board);
           grid_barrier(arrived, barriers);
@@ -102,7 +105,7 @@ __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
     cur = next;
     next = t;
   };
-  for (int left = count - 1; left > 0; left -= patches.ring) round(min(patches.ring, left));
+  for (long r = 0; r + 1 < patches.rounds(count); ++r) round(int(min(long(patches.ring), count - 1 - r * patches.ring)));
   round(1);
 }
 
@@ -112,21 +115,13 @@ struct Plan {
   poisson_resident::Regions regions;
 };
 
-// The points inside the largest patch (the outer edge excluded), across and down.
-int largest_inside(int N, int parts, int size, int ring) {
-  int largest = 0;
-  for (int i = 0; i < parts; ++i) {
-    const poisson_resident::Rect r =
-        poisson_resident::around({1 + i * size, std::min(1 + (i + 1) * size, N + 1) - 1, 1, 1}, ring, N);
-    largest = std::max(largest, r.x1 - r.x0 - 1);
-  }
-  return largest;
-}
-
+// The regions that cut the inside of the largest of the patches (its outer edge excluded).
 template <int DEPTH>
 poisson_resident::Regions regions_of(int N, const poisson_resident::Patches& p, int blocks) {
-  return poisson_resident::regions_for<DEPTH>(largest_inside(N, p.across, p.width, p.ring),
-                                              largest_inside(N, p.down, p.height, p.ring), blocks);
+  int across = 0, down = 0;
+  for (int i = 0; i < p.across; ++i) across = std::max(across, p.held(i, N).x1 - p.held(i, N).x0 - 1);
+  for (int i = 0; i < p.down; ++i) down = std::max(down, p.held(i * p.across, N).y1 - p.held(i * p.across, N).y0 - 1);
+  return poisson_resident::regions_for<DEPTH>(across, down, blocks);
 }
 
 // A plan's time per iteration, in iterations of the whole grid: every patch takes the grid
@@ -138,15 +133,19 @@ double cost_of(const poisson_resident::Patches& p) {
 }
 
 // The plan for a field of N^2 with `blocks` blocks: the whole field as one patch held for the
-// whole call where the regions hold it, else the cheapest cut into at most 32 x 32 patches,
-// each with the deepest ring (a multiple of DEPTH) that the regions hold.
+// whole call where the regions hold it, else the cheapest cut into patches, each with the
+// deepest ring (a multiple of DEPTH) that the regions hold (none: count() == 0).
 template <int DEPTH>
 Plan plan_for(int N, int blocks) {
-  poisson_resident::Patches whole{1, 1, N, N, 1 << 30};
-  if (regions_of<DEPTH>(N, whole, blocks).count() > 0) return {whole, regions_of<DEPTH>(N, whole, blocks)};
+  const poisson_resident::Patches whole{1, 1, N, N, 1 << 30};
+  const poisson_resident::Regions regions = regions_of<DEPTH>(N, whole, blocks);
+  if (regions.count() > 0) return {whole, regions};
   Plan best;
-  for (int across = 1; across <= std::min(N, 32); ++across)
-    for (int down = 1; down <= std::min(N, 32); ++down) {
+  const int most = std::min(N, 32 + N / 64);  // patches of at least about 64 points a side
+  for (int across = 1; across <= most; ++across)
+    for (int down = 1; down <= most; ++down) {
+      // A plan costs at least its patch count: no larger cut can beat the best one.
+      if (best.regions.count() > 0 && across * down >= cost_of<DEPTH>(best.patches)) break;
       poisson_resident::Patches p{across, down, int(blocks_for(N, across)), int(blocks_for(N, down)), 0};
       int deepest = 0;  // rings of DEPTH x 1 .. 256 hold fewer points the shallower they are: bisect
       for (int low = 1, high = 256; low <= high;) {
@@ -195,10 +194,13 @@ double* boards_for(int N) {
 
 template <int DEPTH>
 void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  Plan plan = plan_at<DEPTH>(g.N);
-  if (plan.regions.count() == 0)
+  if (!poisson_resident::shared_fits())
     throw tut::NoDeviceError("gpu5 holds regions of " + std::to_string(poisson_resident::kSharedBytes / 1024) +
                              " KiB of shared memory a block, more than this GPU gives a block");
+  Plan plan = plan_at<DEPTH>(g.N);
+  if (plan.regions.count() == 0)
+    throw tut::UsageError("gpu5 finds no patches of N = " + std::to_string(g.N) + " that this GPU's blocks can hold at depth " +
+                          std::to_string(DEPTH));
   int N = g.N;
   double h2 = g.h() * g.h();
   double* boards = boards_for(N);
@@ -206,8 +208,7 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
   void* args[] = {&N, &h2, const_cast<double**>(&f), &cur, &next, &boards, &plan.patches, &plan.regions, &count, &counter};
   CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(held_in_patches<DEPTH>), plan.regions.count(),
                                          poisson_resident::kThreads, args, poisson_resident::kSharedBytes, stream));
-  const long rounds = (count - 1 + long(plan.patches.ring) - 1) / plan.patches.ring + 1;
-  if (rounds % 2 == 1) std::swap(cur, next);  // the newest field is in next
+  if (plan.patches.rounds(count) % 2 == 1) std::swap(cur, next);  // the newest field is in next
 }
 
 // The plan in words, for jacobi's output.
@@ -237,8 +238,9 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
   if (!supported)
     throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
-  SolveResult result = solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", own_depth(p.grid.N), p, u, o);
-  switch (o.depth ? o.depth : own_depth(p.grid.N)) {
+  const int depth = o.depth ? o.depth : own_depth(p.grid.N);
+  SolveResult result = solve_at_depth<advance<2>, advance<4>, advance<8>, advance<16>>("gpu5", depth, p, u, o);
+  switch (depth) {
     case 2: result.layout = layout_at<2>(p.grid.N); break;
     case 4: result.layout = layout_at<4>(p.grid.N); break;
     case 8: result.layout = layout_at<8>(p.grid.N); break;
