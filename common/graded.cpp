@@ -44,6 +44,66 @@ bool transfer(int fd, char* data, size_t bytes, bool reading) {
   return true;
 }
 
+// A record's header, each field at a fixed offset in a fixed width, little-endian. The numbers
+// after it are in the machine's own order: the two processes share the machine.
+constexpr size_t kHeaderBytes = 32;
+struct Header {
+  char magic[8];
+  uint32_t version, sequence, kind, reserved;
+  uint64_t count;
+};
+
+uint64_t width_of(NumberKind kind) {
+  switch (kind) {
+    case NumberKind::f32:
+    case NumberKind::i32:
+      return 4;
+    case NumberKind::f64:
+    case NumberKind::i64:
+      return 8;
+  }
+  return 0;
+}
+
+Header header_for(NumberKind kind, uint64_t count) {
+  Header h{};
+  std::memcpy(h.magic, kRecordMagic, sizeof h.magic);
+  h.version = kRecordVersion;
+  h.sequence = uint32_t(sequence);
+  h.kind = uint32_t(kind);
+  h.count = count;
+  return h;
+}
+
+void put(unsigned char* at, uint64_t value, int bytes) {
+  for (int b = 0; b < bytes; ++b) at[b] = static_cast<unsigned char>(value >> (8 * b));
+}
+
+uint64_t get(const unsigned char* at, int bytes) {
+  uint64_t value = 0;
+  for (int b = 0; b < bytes; ++b) value |= uint64_t(at[b]) << (8 * b);
+  return value;
+}
+
+void encode(const Header& h, unsigned char* out) {
+  std::memcpy(out, h.magic, 8);
+  put(out + 8, h.version, 4);
+  put(out + 12, h.sequence, 4);
+  put(out + 16, h.kind, 4);
+  put(out + 20, h.reserved, 4);
+  put(out + 24, h.count, 8);
+}
+
+Header decode(const unsigned char* in) {
+  Header h{};
+  std::memcpy(h.magic, in, 8);
+  h.version = uint32_t(get(in + 8, 4));
+  h.sequence = uint32_t(get(in + 12, 4));
+  h.kind = uint32_t(get(in + 16, 4));
+  h.reserved = uint32_t(get(in + 20, 4));
+  h.count = get(in + 24, 8);
+  return h;
+}
 }  // namespace
 
 uint64_t test_seed(uint64_t seed) {
@@ -59,23 +119,37 @@ bool grading_run() { return grader_seed() != nullptr; }
 
 int drawn_size(int lo, int hi, uint64_t salt) { return lo + int(test_seed(~salt) % uint64_t(hi - lo + 1)); }
 
-void graded_bytes(void* data, size_t bytes) {
+void graded_numbers(NumberKind kind, void* data, uint64_t count) {
   ++sequence;
-  uint64_t size = bytes;
+  if (record_fd < 0 && judge_fd < 0) return;
+  const uint64_t bytes = count * width_of(kind);
   if (record_fd >= 0) {
-    if (!transfer(record_fd, reinterpret_cast<char*>(&size), sizeof size, false) ||
+    const Header header = header_for(kind, count);
+    unsigned char encoded[kHeaderBytes];
+    encode(header, encoded);
+    if (!transfer(record_fd, reinterpret_cast<char*>(encoded), kHeaderBytes, false) ||
         !transfer(record_fd, static_cast<char*>(data), bytes, false))
       std::_Exit(3);  // the judge has stopped reading: it has its verdict
-  } else if (judge_fd >= 0) {
-    uint64_t sent = 0;
-    if (!transfer(judge_fd, reinterpret_cast<char*>(&sent), sizeof sent, true))
-      judge_stops("the submission's test process never sent it (it ended, crashed or skipped before this point)");
-    if (sent != size)
-      judge_stops("the submission's test process sent " + std::to_string(sent) + " bytes where " +
-                  std::to_string(size) + " were due (it took another path through the test)");
-    if (!transfer(judge_fd, static_cast<char*>(data), bytes, true))
-      judge_stops("the submission's test process ended while sending it");
+    return;
   }
+  // The judge: the header first, every field checked against its own output's, before a
+  // single number is read into that output.
+  unsigned char encoded[kHeaderBytes];
+  if (!transfer(judge_fd, reinterpret_cast<char*>(encoded), kHeaderBytes, true))
+    judge_stops("the submission's test process never sent it (it ended, crashed or skipped before this point)");
+  const Header sent = decode(encoded), due = header_for(kind, count);
+  if (std::memcmp(sent.magic, due.magic, sizeof due.magic) != 0 || sent.version != due.version)
+    judge_stops("the submission's test process sent something that is not a grading record (version " +
+                std::to_string(kRecordVersion) + ")");
+  if (sent.sequence != due.sequence)
+    judge_stops("the submission's test process sent output " + std::to_string(sent.sequence) +
+                " in its place (it took another path through the test)");
+  if (sent.kind != due.kind || sent.count != due.count)
+    judge_stops("the submission's test process sent " + std::to_string(sent.count) + " numbers of kind " +
+                std::to_string(sent.kind) + " where " + std::to_string(due.count) + " of kind " +
+                std::to_string(due.kind) + " were due (it took another path through the test)");
+  if (!transfer(judge_fd, static_cast<char*>(data), bytes, true))
+    judge_stops("the submission's test process ended while sending it");
 }
 
 }  // namespace tut

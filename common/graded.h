@@ -7,6 +7,13 @@
 // The random inputs come from test_seed(), which mixes in a seed the grader draws for each run,
 // and the tests' sizes include drawn_size()s, drawn from it too.
 // Outside a grading run (a student's `meson test`) all of this does nothing.
+//
+// What crosses the pipe is plain numbers, never an object's bytes: each output is one record,
+// a fixed header (kRecordMagic, kRecordVersion, its sequence number, the kind and count of its
+// numbers, each field written out explicitly) and then the numbers. The judge accepts a record
+// only if every header field is the one it expects (its own output's kind and count), so the
+// student's process can choose the values of numbers, and nothing else. A struct's fields are
+// sent one by one: graded_output(result.iterations), graded_output(result.change_norm).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -25,17 +32,23 @@ bool grading_run();
 // compiled into the tests cannot pass.
 int drawn_size(int lo, int hi, uint64_t salt);
 
-// Sends (record) or replaces (judge) BYTES bytes at DATA; nothing outside a grading run.
-void graded_bytes(void* data, size_t bytes);
+// The kinds of number a record may carry: its header names one, and the judge's must match.
+enum class NumberKind : uint32_t { f32 = 1, f64 = 2, i32 = 3, i64 = 4 };
 
-template <class T>
-void graded_output(std::vector<T>& values) {
-  graded_bytes(values.data(), values.size() * sizeof(T));
-}
+inline constexpr char kRecordMagic[8] = {'T', 'U', 'T', 'G', 'R', 'A', 'D', 'E'};
+inline constexpr uint32_t kRecordVersion = 1;
 
-template <class T>
-void graded_output(T& value) {
-  graded_bytes(&value, sizeof(T));
-}
+// Sends (record) or replaces (judge) COUNT numbers of KIND at DATA; nothing outside a grading run.
+void graded_numbers(NumberKind kind, void* data, uint64_t count);
+
+// Only these types cross the pipe: no other type has a graded_output().
+inline void graded_output(std::vector<float>& v) { graded_numbers(NumberKind::f32, v.data(), v.size()); }
+inline void graded_output(std::vector<double>& v) { graded_numbers(NumberKind::f64, v.data(), v.size()); }
+inline void graded_output(std::vector<int32_t>& v) { graded_numbers(NumberKind::i32, v.data(), v.size()); }
+inline void graded_output(std::vector<int64_t>& v) { graded_numbers(NumberKind::i64, v.data(), v.size()); }
+inline void graded_output(float& x) { graded_numbers(NumberKind::f32, &x, 1); }
+inline void graded_output(double& x) { graded_numbers(NumberKind::f64, &x, 1); }
+inline void graded_output(int32_t& x) { graded_numbers(NumberKind::i32, &x, 1); }
+inline void graded_output(int64_t& x) { graded_numbers(NumberKind::i64, &x, 1); }
 
 }  // namespace tut
