@@ -25,6 +25,7 @@ class Chapter:
     timing: dict  # list -> the program and arguments that time its GPU stages ({stages} or {stage})
     untimed: tuple  # GPU stages that --perf leaves out
     shows: dict   # NAME -> the stages (or stage variants) a benchmark or a lesson's table shows together
+    support: tuple = ()  # the sources in its folder that every stage links with
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,10 +67,11 @@ def read_chapters() -> dict:
         words = line.split()
         if not line.startswith(" "):
             name, folder, *words = words
-            fields[folder] = {"name": name, "folder": folder, "lists": [], "timing": {}, "untimed": [], "shows": {}}
+            fields[folder] = {"name": name, "folder": folder, "lists": [], "timing": {}, "untimed": [], "shows": {},
+                              "support": []}
         for word in words:
             key, _, value = word.partition("=")
-            if key in ("lists", "untimed"):
+            if key in ("lists", "untimed", "support"):
                 fields[folder][key] += value.split(",")
             elif key == "timing":
                 family, _, command = value.partition(":")
@@ -78,7 +80,8 @@ def read_chapters() -> dict:
                 selection, _, names = value.partition(":")
                 fields[folder]["shows"][selection] = names.split(",")
     for folder, f in fields.items():
-        found[folder] = Chapter(f["name"], folder, tuple(f["lists"]), f["timing"], tuple(f["untimed"]), f["shows"])
+        found[folder] = Chapter(f["name"], folder, tuple(f["lists"]), f["timing"], tuple(f["untimed"]), f["shows"],
+                                tuple(f["support"]))
     return found
 
 

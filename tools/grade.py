@@ -58,12 +58,12 @@ import sys
 import tempfile
 import time
 
-from grading import build as grading_build
 import chapters
-from grading import gaming, perf, report, run_tests, sandbox, submission
 from chapters import ROOT
+from grading import build as grading_build
+from grading import gaming, perf, report, run_tests, sandbox, submission
 
-SEVERITY = ("gaming", "crash", "timeout", "fail", "skip", "pass")
+SEVERITY = ("gaming", "crash", "timeout", "error", "fail", "skip", "pass")
 
 
 def usage_error(message: str):
@@ -140,8 +140,8 @@ def have_gpu(build) -> bool:  # the instructor's own program, outside the sandbo
 
 
 class Grader:
-    def __init__(self, args, graded, skeletons, box, scratch):
-        self.args, self.graded, self.skeletons, self.box, self.scratch = args, graded, skeletons, box, scratch
+    def __init__(self, args, graded, grading, box, scratch):
+        self.args, self.graded, self.grading, self.box, self.scratch = args, graded, grading, box, scratch
         self.files = chapters.stage_files(graded)
         self.targets, may_call = read_targets()
         self.allowed = {}  # file -> what it may call (the union over the stages it holds)
@@ -154,6 +154,7 @@ class Grader:
         self.gpu = False
         self.reference = {}  # stage test -> the launch counts of the solution's run
         self.judges = {}  # stage test -> the command of its program built from the solutions
+        self.isolation = None  # what a stage's object may not reach (gaming.Isolation)
         self.preload = str(args.build / "tools" / "grading" / "libgrade_launch_counter.so")
         self.seed = secrets.randbits(62)  # the tests' inputs and extra sizes: new at every grading
 
@@ -162,16 +163,23 @@ class Grader:
                              self.preload if counted else "", self.judges.get(name), self.seed)
 
     def measure_reference(self):
-        """Builds the solutions and keeps a copy of their test programs, the judges of every
-        submission's outputs; then the solutions' launch counts on each GPU stage's test: what a
-        stage computing on the GPU does. A solution that fails here means this machine or
-        checkout is not fit to grade."""
+        """Builds the pristine build (every stage a skeleton), then the solutions, and keeps a copy
+        of their test programs, the judges of every submission's outputs; then the solutions'
+        launch counts on each GPU stage's test: what a stage computing on the GPU does. A
+        solution that fails here, or trips a gaming check, means this machine or checkout is not
+        fit to grade."""
+        self.grading.make_pristine(self.outputs)
         solutions = {f: (ROOT / "solutions" / f).read_bytes() for f in self.files}
-        replaced = grading_build.build_submission(self.args.build, self.box, solutions, self.skeletons, self.outputs)
+        replaced = self.grading.build_submission(solutions)
         if replaced:
             sys.exit(f"grade.py: the solutions do not build here: {replaced}")
         self.judges = run_tests.copy_reference(self.args.build, [self.tests[s.test] for s in self.graded],
                                                self.scratch / "reference")
+        self.isolation = gaming.Isolation(self.args.build, self.box,
+                                          {c.folder: c.support for c in chapters.read_chapters().values()})
+        tripped = {f: why for f, why in self.foreign_calls(set(self.files)).items() if why}
+        if tripped:
+            sys.exit(f"grade.py: the solutions trip the gaming checks (targets.csv's may_call?): {tripped}")
         self.gpu = have_gpu(self.args.build)
         if not self.gpu:
             return
@@ -183,25 +191,33 @@ class Grader:
                     progress(f"  warning: the solution of {s.test} gives {outcome.status}: {outcome.message}")
                 self.reference[s.test] = outcome.counts
 
+    def foreign_calls(self, built: set) -> dict:
+        """File -> why its object is not the stage's own work, for the BUILT files, chapter by chapter."""
+        found = {}
+        for folder in dict.fromkeys(s.folder for s in self.graded):
+            found.update(self.isolation.verdicts([f for f in self.files if f.startswith(folder + "/") and f in built],
+                                                 self.allowed))
+        return found
+
     def new_row(self, name, s) -> dict:
         """Submission NAME's row for stage S, before it is graded: every field of the report."""
         return dict(dict.fromkeys(report.FIELDS, ""), submission=name, chapter=s.folder, stage=s.key, side=s.side,
                     target=self.targets.get((s.folder, s.key), ""))
 
     def grade(self, sub):
-        replaced = grading_build.build_submission(self.args.build, self.box, sub.files, self.skeletons, self.outputs)
-        calls, borrowed = {}, {}  # file -> why it is gaming: built, by its object; replaced, by its link error
-        for folder in dict.fromkeys(s.folder for s in self.graded):
-            chapter = [f for f in self.files if f.startswith(folder + "/")]
-            mine = [f for f in chapter if f in sub.files and f not in replaced]
-            calls.update(gaming.foreign_calls(self.args.build, mine, self.allowed))
-            borrowed.update({f: gaming.borrowed_at_link(self.args.build, f, why, chapter, self.allowed)
-                             for f, why in replaced.items() if f in chapter})
+        replaced = self.grading.build_submission(sub.files)
+        calls = self.foreign_calls({f for f in sub.files if f not in replaced})
+        borrowed = {}  # file -> why it is gaming, by its link error
+        for f, why in replaced.items():
+            chapter = [g for g in self.files if g.split("/")[0] == f.split("/")[0]]
+            borrowed[f] = gaming.borrowed_at_link(self.args.build, f, why, chapter, self.allowed, self.box)
         rows = []
         for s in self.graded:
             row = self.new_row(sub.name, s)
             start = time.monotonic()
-            if s.path not in sub.files:
+            if s.path in sub.refused:
+                row.update(status="missing", message=sub.refused[s.path])
+            elif s.path not in sub.files:
                 row.update(status="missing", message=f"{s.path} is not in the submission")
             elif s.path in replaced:
                 why = borrowed[s.path]
@@ -227,9 +243,13 @@ class Grader:
             results.append(("compute-sanitizer: ", run_tests.run(wrapped, max(600, self.args.timeout * 10),
                                                                   self.args.build, self.box)))
         main = results[0][1]
+        passed = sum(r.status == "pass" for _, r in results)
+        if main.status == "skip":  # not graded here (no GPU): an idea check alone cannot grade it
+            others = "; ".join(f"{prefix}{r.status}" + (f" ({r.message})" if r.message else "") for prefix, r in results[1:])
+            return {"status": "skip", "message": main.message + (f" [{others}]" if others else ""),
+                    "tests": f"{passed}/{len(results)}"}
         # the worst outcome; of two as bad, the sanitizer's message says more than the cases'
         worst_prefix, worst = min(results, key=lambda r: (SEVERITY.index(r[1].status), not r[0].startswith("compute")))
-        passed = sum(r.status == "pass" for _, r in results)
         found = {"status": worst.status, "message": worst_prefix + worst.message if worst.message else "",
                  "tests": f"{passed}/{len(results)}"}
         why = foreign
@@ -239,8 +259,8 @@ class Grader:
                          "it returned the first call's answer (results cached between calls?)"
         if main.status == "pass" and counted:
             why = why or gaming.computes_on_host(main.counts, self.reference.get(s.test, {}))
-        if main.status == "gaming":
-            why = why or main.message
+        if worst.status == "gaming":
+            why = why or worst_prefix + worst.message
         if why:
             found.update(status="gaming", message=why)
         return found
@@ -261,45 +281,59 @@ class Grader:
 
 
 def progress(line: str):
-    print(line, file=sys.stderr, flush=True)
+    print(report.safe(line, 400), file=sys.stderr, flush=True)
 
 
 def main(argv):
     args = parse(argv)
     graded = chapters.read_stages(args.chapter or None)
     try:
-        paths = submission.expand(args.submissions, chapters.stage_files(graded))
+        entries = submission.expand(args.submissions, chapters.stage_files(graded))
     except submission.SubmissionError as e:
         usage_error(str(e))
     with grading_build.slot_lock(), tempfile.TemporaryDirectory(prefix="grading-") as scratch:
         scratch = pathlib.Path(scratch)
-        box = sandbox.Sandbox([scratch, args.out, *paths], args.build, args.memory_limit)
+        box = sandbox.Sandbox([scratch, args.out, *(path for path, _ in entries)], args.build, args.memory_limit)
         if not box.active and args.require_sandbox:
             usage_error(f"--require-sandbox: {box.why_not}")
         progress(box.describe())
         every_file = chapters.stage_files(chapters.read_stages())
         skeletons = grading_build.skeletons(every_file, scratch)
-        progress(f"grading {len(paths)} submission(s), {len(graded)} stages each, in {args.build}")
-        grading_build.configure(args.build, skeletons)
-        grader = Grader(args, graded, skeletons, box, scratch)
-        grader.measure_reference()
+        progress(f"grading {len(entries)} submission(s), {len(graded)} stages each, in {args.build}")
+        grading = grading_build.GradingBuild(args.build, box, skeletons, scratch)
+        try:
+            grading.setup()
+        except grading_build.BuildError as e:
+            sys.exit(f"grade.py: {e}")
+        grader = Grader(args, graded, grading, box, scratch)
+        progress("building the pristine build and the solutions (the reference)")
+        try:
+            grader.measure_reference()
+        except grading_build.BuildError as e:
+            sys.exit(f"grade.py: {e}")
         if not grader.gpu:
             progress("no usable GPU here: the GPU stages are reported as skipped, not graded")
         rows, ignored, edited, seconds = [], {}, {}, {}
-        for number, path in enumerate(paths, 1):
+        for number, (path, name) in enumerate(entries, 1):
             start = time.monotonic()
             try:
-                sub = submission.load(path, grader.files, every_file, scratch)
+                sub = submission.load(path, name, grader.files, every_file, scratch / "unpacked" / str(number))
             except submission.SubmissionError as e:  # still a row per stage: no student drops out of the report
-                progress(f"[{number}/{len(paths)}] {path}: {e}")
-                rows += [dict(grader.new_row(submission.name_of(path), s), status="missing",
-                              message=f"could not read the submission: {e}") for s in graded]
-                seconds[submission.name_of(path)] = time.monotonic() - start
+                progress(f"[{number}/{len(entries)}] {name}: {e}")
+                rows += [dict(grader.new_row(name, s), status="missing", message=f"could not read the submission: {e}")
+                         for s in graded]
+                seconds[name] = time.monotonic() - start
                 continue
-            progress(f"[{number}/{len(paths)}] {sub.name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")
-            rows += grader.grade(sub)
-            ignored[sub.name], edited[sub.name] = sub.ignored, sub.edited
-            seconds[sub.name] = time.monotonic() - start
+            progress(f"[{number}/{len(entries)}] {name}: {len(sub.files)} stage files, {len(sub.ignored)} other files ignored")
+            try:
+                rows += grader.grade(sub)
+            except Exception as e:  # the grader's own failure on this submission: the others are still graded
+                progress(f"  could not grade {name}: {type(e).__name__}: {e}")
+                rows += [dict(grader.new_row(name, s), status="error",
+                              message=f"the grader could not grade it ({type(e).__name__}: {e}): grade it again, or by hand")
+                         for s in graded]
+            ignored[name], edited[name] = sub.ignored, sub.edited
+            seconds[name] = time.monotonic() - start
     report.write(rows, args.out, ignored, edited, seconds, box.describe())
     print(f"{len(seconds)} submission(s) graded: {report.totals_line(rows)}; report in {args.out}/report.md, "
           f"report.csv, report.junit.xml")

@@ -56,3 +56,7 @@ std::vector<float> random_positions(const Mesh& m, int np, uint64_t seed) {
   }
   return pos;
 }
+
+const char* axis_name(int axis) { return axis == kAxisX ? "x" : axis == kAxisY ? "y" : "z"; }
+
+bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }

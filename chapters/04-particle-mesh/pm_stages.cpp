@@ -11,7 +11,3 @@
 #define STAGE_TYPE ForceStage
 #define STAGE_FOLDER "04-particle-mesh"
 #include "stage_registry.h"
-
-const char* axis_name(int axis) { return axis == kAxisX ? "x" : axis == kAxisY ? "y" : "z"; }
-
-bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }

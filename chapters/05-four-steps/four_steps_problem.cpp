@@ -1,4 +1,4 @@
-// The vortex, the mesh, the checks on a state, the registry, and running a stage.
+// The vortex, the mesh, the checks on a state, and running a stage.
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -12,26 +12,6 @@ namespace {
 constexpr double kSide = 10, kStrength = 5, kPi = 3.14159265358979323846;
 
 }  // namespace
-
-#ifndef TUT_MPI
-#define TUT_MPI 0
-#endif
-#if !TUT_OPENACC
-std::string openacc_unavailable() {
-  return "no OpenACC offloading compiler in this build: apt-get install gcc-" + std::to_string(__GNUC__) +
-         "-offload-nvptx (for this GCC " + std::to_string(__GNUC__) + "), then meson setup --reconfigure on the build";
-}
-#endif
-
-std::string mpi_unavailable() {
-  if (TUT_MPI) return "";
-  return "no MPI in this build: apt-get install libopenmpi-dev openmpi-bin, then meson setup --reconfigure on the build";
-}
-
-#define STAGE_FAMILY four_steps
-#define STAGE_TYPE FourStepsStage
-#define STAGE_FOLDER "05-four-steps"
-#include "stage_registry.h"
 
 Mesh make_mesh(int nx, int ny, int row_align) {
   if (nx < 4 || ny < 4) throw std::invalid_argument("make_mesh: at least 4 x 4 cells, got " + std::to_string(nx) + " x " + std::to_string(ny));

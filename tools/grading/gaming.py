@@ -1,81 +1,185 @@
-"""Checks against a stage that passes its tests without doing its work:
-- calls: its object file calls cuBLAS, OpenBLAS (or BLAS, LAPACK) or a function of another
-  stage's file, unless the stage is allowed to (tools/grading/targets.csv); where only the
-  stage's own file is linked (an OpenMP stage's race check), such a call is a link error that
-  names the other stage's symbol, and is gaming too, not a file that does not compile;
+"""Checks against a stage that passes its tests without doing its own work:
+- borrowed code: its object file calls cuBLAS, OpenBLAS (or BLAS, LAPACK) or a function of
+  another stage's file, unless the stage is allowed to (tools/grading/targets.csv); or anything
+  the tests, the chapter's stage registry or its programs define, strongly or weakly; or it
+  looks functions up by name as it runs (dlsym and its kin); or its file includes a test's
+  file, another stage's file, the registry, a source file or anything of the build. Where only
+  the stage's own file is linked (an OpenMP stage's race check), a call to another stage is a
+  link error that names the other stage's symbol, and is gaming too, not a file that does not
+  compile;
 - host: a GPU stage whose test launched under a twentieth of the GPU threads that the solution's
   launched on the same test, or copied more to the host than twice the solution's and 64 KiB:
   it computes on the host;
 - caching: its test case RecomputesWhenOnlyTheInputsChange failed, the case that calls it twice
-  with the same sizes and new inputs: it hands back an earlier result."""
+  with the same sizes and new inputs: it hands back an earlier result.
+The tools that read a student's objects (nm, c++filt, ninja's record of the headers each file
+included) run in the sandbox, with the objects' names after `--` and the names to demangle from
+a file, and the grader keeps a bounded part of what they print."""
 import json
+import os
 import pathlib
 import re
-import subprocess
+import tempfile
+
+from chapters import ROOT, tool
+from .sandbox import View
 
 LIBRARIES = {"cublas": r"^cublas", "openblas": r"^(cblas_|openblas_|LAPACKE_|[sdcz](gemm|gemv|syrk|trsm)_$)"}
+LOOKUPS = r"^(dlsym|dlvsym|dlopen|dlmopen|dladdr1?|dlinfo|dl_iterate_phdr)$"
 SLACK_BYTES = 64 * 1024
+DEFINED, USED = set("TDBRWVuiGS"), set("Uwv")  # nm's types: defined (strong or weak), used from elsewhere
+SOURCES = (".c", ".cc", ".cpp", ".cu", ".cxx")
+
+
+def compiled(build: pathlib.Path) -> dict:
+    """Every source the build compiles (a path in the checkout) -> its object file."""
+    found = {}
+    for entry in json.loads((build / "compile_commands.json").read_text()):
+        source = (build / entry["file"]).resolve() if not os.path.isabs(entry["file"]) else pathlib.Path(entry["file"])
+        if entry.get("output", "").endswith(".o"):
+            found[source] = build / entry["output"]
+    return found
 
 
 def objects(build: pathlib.Path) -> dict:
     """'NN-chapter/file' -> its object file in the stage library of the grading build."""
-    found = {}
-    for entry in json.loads((build / "compile_commands.json").read_text()):
-        match = re.search(r"submission/(\d\d-[\w-]+/[\w.]+)$", entry["file"])
-        if match and entry.get("output", "").endswith(".o"):
-            found[match.group(1)] = build / entry["output"]
-    return found
+    slot = ROOT / "submission"
+    return {source.relative_to(slot).as_posix(): obj for source, obj in compiled(build).items()
+            if source.is_relative_to(slot)}
 
 
-def symbols(obj: pathlib.Path):
-    """(the functions and data it defines, the ones it uses from elsewhere)."""
-    done = subprocess.run(["nm", "-P", str(obj)], capture_output=True, text=True)
-    defined, used = set(), set()
-    for line in done.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            (used if parts[1] == "U" else defined if parts[1] in "TDBR" else set()).add(parts[0])
-    return defined, used
+class Isolation:
+    """What a stage's object may not reach, for one grading build: the definitions of the tests'
+    objects, of each chapter's registry and programs (read once), and of the other stages."""
+
+    def __init__(self, build: pathlib.Path, box, support: dict):
+        """SUPPORT: 'NN-chapter' -> the chapter's support sources (chapters.list)."""
+        self.build, self.box = build, box
+        self.forbidden = {}  # symbol -> who defines it, where a stage may not reach
+        sources = compiled(build)
+        owners = {}
+        for source, obj in sources.items():
+            if not obj.is_file():
+                continue
+            folder = source.parent.name
+            if source.is_relative_to(ROOT / "tests"):
+                owners[obj] = f"the tests ({source.relative_to(ROOT)})"
+            elif source.is_relative_to(ROOT / "chapters") and source.name not in support.get(folder, ()):
+                owners[obj] = f"the chapter's program ({source.relative_to(ROOT)})"
+            elif source.is_relative_to(ROOT / "chapters") and b'"stage_registry.h"' in source.read_bytes():
+                owners[obj] = f"the stage registry ({source.relative_to(ROOT)})"
+        allowed = {obj for source, obj in sources.items() if obj.is_file() and obj not in owners
+                   and not source.is_relative_to(ROOT / "submission")}  # common/, the chapters' support
+        tables = self.symbols(list(owners) + sorted(allowed))
+        provided = set().union(*(tables.get(obj, (set(), set()))[0] for obj in allowed))
+        for obj, who in owners.items():
+            for name in tables.get(obj, (set(), set()))[0] - provided:
+                self.forbidden.setdefault(name, who)
+
+    def symbols(self, objs: list) -> dict:
+        """Object -> (the names it defines, the names it uses from elsewhere): nm, in the sandbox."""
+        if not objs:
+            return {}
+        done = self.box.run(["nm", "-A", "-P", "--", *map(str, objs)], self.build, limit=300)
+        tables = {obj: (set(), set()) for obj in objs}
+        by_name = {str(obj): obj for obj in objs}
+        for line in done.output.splitlines():
+            where, _, rest = line.partition(": ")
+            parts = rest.split()
+            if where in by_name and len(parts) >= 2:
+                defined, used = tables[by_name[where]]
+                (defined if parts[1] in DEFINED else used if parts[1] in USED else set()).add(parts[0])
+        return tables
+
+    def demangled(self, names: list) -> dict:
+        """Name -> its C++ spelling: c++filt, in the sandbox, reading the names from a file."""
+        if not names:
+            return {}
+        with tempfile.TemporaryDirectory(prefix="names-") as folder:
+            os.chmod(folder, 0o755)
+            listing = pathlib.Path(folder) / "names"
+            listing.write_text("".join(n + "\n" for n in names))
+            os.chmod(listing, 0o644)
+            done = self.box.run(["/bin/sh", "-c", 'exec c++filt < "$0"', str(listing)], self.build, limit=60,
+                                view=View(readable=(folder,)))
+        spelled = done.output.splitlines()
+        return dict(zip(names, spelled)) if len(spelled) == len(names) else {n: n for n in names}
+
+    def included(self, objs: list) -> dict:
+        """Object -> the files its compiler read (ninja's record of the depfiles), in the sandbox."""
+        found, current = {obj: [] for obj in objs}, None
+        done = self.box.run([tool("ninja"), "-C", str(self.build), "-t", "deps", "--",
+                             *(str(o.relative_to(self.build)) for o in objs)], self.build, limit=60)
+        by_name = {str(o.relative_to(self.build)): o for o in objs}
+        for line in done.output.splitlines():
+            if not line.startswith(" ") and ": #deps" in line:
+                current = by_name.get(line.split(": #deps")[0])
+            elif line.startswith("    ") and current is not None:
+                found[current].append((self.build / line.strip()).resolve())
+        return found
+
+    def verdicts(self, files: list, allowed: dict) -> dict:
+        """'NN-chapter/file' -> why its object is not the stage's own work ('' if it is), for the
+        FILES of one chapter built from the submission. ALLOWED: file -> the libraries and files
+        it may call (from targets.csv)."""
+        objs = {f: o for f, o in objects(self.build).items() if f in files and o.is_file()}
+        tables = self.symbols(list(objs.values()))
+        headers = self.included(list(objs.values()))
+        found = {}
+        for f, obj in objs.items():
+            may = allowed.get(f, set())
+            defined, used = tables[obj]
+            why = [f"includes {reached}" for reached in self.reached(f, headers[obj])]
+            for library, pattern in LIBRARIES.items():
+                calls = sorted(u for u in used if re.search(pattern, u))
+                if calls and library not in may:
+                    why.append(f"calls {library} ({{{calls[0]}}})")
+            lookups = sorted(u for u in used if re.search(LOOKUPS, u.split("@")[0]))
+            if lookups:
+                why.append(f"looks functions up by name as it runs ({lookups[0]})")
+            for other, other_obj in objs.items():
+                borrowed = sorted(used & tables[other_obj][0])
+                if other != f and borrowed and other not in may:
+                    why.append(f"calls {{{borrowed[0]}}} of {other}")
+            reached = sorted(u for u in used if u in self.forbidden)
+            if reached:
+                why.append(f"calls {{{reached[0]}}} of {self.forbidden[reached[0]]}")
+            found[f] = why
+        names = sorted({m for why in found.values() for w in why for m in re.findall(r"\{(.+?)\}", w)})
+        spelled = self.demangled(names)
+        return {f: re.sub(r"\{(.+?)\}", lambda m: spelled.get(m.group(1), m.group(1)), "; ".join(why))
+                for f, why in found.items()}
+
+    def reached(self, file: str, headers: list) -> list:
+        """The files FILE's compiler read that a stage may not include: the tests', another
+        stage's, the registry, a source file, anything in the build."""
+        own = (ROOT / "submission" / file).resolve()
+        found = []
+        for path in headers:
+            if path == own:
+                continue
+            if (path.is_relative_to(ROOT / "tests") or path.is_relative_to(ROOT / "submission")
+                    or path.is_relative_to(self.build) or path.name == "stage_registry.h" or path.suffix in SOURCES):
+                found.append(str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path))
+        return sorted(set(found))
 
 
-def demangle(name: str) -> str:
-    done = subprocess.run(["c++filt", name], capture_output=True, text=True)
-    return done.stdout.strip() or name
-
-
-def foreign_calls(build: pathlib.Path, chapter_files: list, allowed: dict) -> dict:
-    """'NN-chapter/file' -> why its object is not the stage's own work ('' if it is). ALLOWED:
-    file -> the libraries and files it may call (from targets.csv)."""
-    objs = objects(build)
-    table = {f: symbols(objs[f]) for f in chapter_files if f in objs and objs[f].is_file()}
-    verdicts = {}
-    for f, (_, used) in table.items():
-        may = allowed.get(f, set())
-        why = []
-        for library, pattern in LIBRARIES.items():
-            calls = sorted(u for u in used if re.search(pattern, u))
-            if calls and library not in may:
-                why.append(f"calls {library} ({demangle(calls[0])})")
-        for other, (defined, _) in table.items():
-            borrowed = sorted(used & defined)
-            if other != f and borrowed and other not in may:
-                why.append(f"calls {demangle(borrowed[0])} of {other}")
-        verdicts[f] = "; ".join(why)
-    return verdicts
-
-
-def borrowed_at_link(build: pathlib.Path, file: str, why: str, chapter_files: list, allowed: dict) -> str:
+def borrowed_at_link(build: pathlib.Path, file: str, why: str, chapter_files: list, allowed: dict, box) -> str:
     """Why FILE, replaced because WHY ("... undefined reference to `NAME'"), is gaming: NAME is
     defined by another stage's file of its chapter ('' if not)."""
     match = re.search(r"undefined reference to [`'](.+?)'", why)
     if not match:
         return ""
     objs = objects(build)
-    for other in chapter_files:
-        if other == file or other in allowed.get(file, set()) or other not in objs or not objs[other].is_file():
-            continue
-        done = subprocess.run(["nm", "-P", "-C", "--defined-only", str(objs[other])], capture_output=True, text=True)
-        if any(line.startswith(match.group(1) + " ") for line in done.stdout.splitlines()):  # NAME TYPE ...
+    others = [objs[o] for o in chapter_files if o != file and o not in allowed.get(file, set()) and o in objs
+              and objs[o].is_file()]
+    if not others:
+        return ""
+    done = box.run(["nm", "-A", "-P", "-C", "--defined-only", "--", *map(str, others)], build, limit=120)
+    for line in done.output.splitlines():
+        where, _, rest = line.partition(": ")
+        if rest.startswith(match.group(1) + " "):  # NAME TYPE ...
+            other = next(o for o in chapter_files if str(objs.get(o)) == where)
             return f"calls {match.group(1)} of {other} (its own file does not link without it)"
     return ""
 

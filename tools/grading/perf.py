@@ -6,7 +6,6 @@ targets.csv, linearly from none at half the target to all of it at the target.""
 import csv
 import io
 import statistics
-import subprocess
 
 import chapters
 from chapters import ROOT
@@ -20,12 +19,15 @@ def untimed(folder: str) -> tuple:
 
 
 def bench(build, box, folder, command):
-    """The chapter's program, built with the submission, in the sandbox BOX: its CSV rows."""
-    cmd, env, limits = box.wrap([build / "chapters" / folder / command[0], *command[1:], "--csv"], ROOT, {})
-    done = subprocess.run(cmd, env=env, preexec_fn=limits, capture_output=True, text=True, cwd=ROOT, timeout=LIMIT)
-    if done.returncode != 0:
+    """The chapter's program, built with the submission, in the sandbox BOX: its CSV rows (none if
+    it failed or ran past LIMIT seconds)."""
+    program = [build / "chapters" / folder / command[0], *command[1:], "--csv"]
+    table = "/tmp/table.csv" if box.active else None  # its stdout alone, without what it says on stderr
+    done = box.run(["/bin/sh", "-c", f'"$@" > {table}', "sh", *program] if table else program, ROOT, limit=LIMIT,
+                   fetch=table)
+    if done.code != 0 or done.timed_out:
         return []
-    return list(csv.DictReader(io.StringIO(done.stdout)))
+    return list(csv.DictReader(io.StringIO(done.fetched.decode(errors="replace") if table else done.output)))
 
 
 def fractions(build, folder: str, keys: list, box) -> dict:
@@ -42,11 +44,7 @@ def fractions(build, folder: str, keys: list, box) -> dict:
             [[a.replace("{stages}", ",".join(names)) for a in command]]
         measured = {}
         for run in runs:
-            try:
-                rows = bench(build, box, folder, run)
-            except subprocess.TimeoutExpired:
-                continue
-            for r in rows:
+            for r in bench(build, box, folder, run):
                 name = r.get("stage", r.get("type"))
                 if name in names and r.get("fraction_of_ceiling"):
                     measured.setdefault(name, []).append((float(r["fraction_of_ceiling"]), r["ceiling"]))

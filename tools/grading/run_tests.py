@@ -15,16 +15,16 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import secrets
-import select
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import xml.etree.ElementTree as ET
 
 from . import sandbox as sandboxing
+from .sandbox import View
 from chapters import tool
 
 SKIP = 77
@@ -58,9 +58,10 @@ def copy_reference(build: pathlib.Path, tests: list, into: pathlib.Path) -> dict
     shared library of the build, to INTO, keeping their places relative to the build (their
     run paths are relative). Returns test name -> (the reference program's command, its
     environment: the test's, with every path into the build moved to the copy, as Meson's
-    LD_LIBRARY_PATH, which would load the submission's libmatmult.so). A test that Meson starts
+    LD_LIBRARY_PATH, which would load the submission's libmatmult.so; INTO). A test that Meson starts
     through another program (chapter 05's mpi stage, through mpirun: three processes) has no
     judge: it is judged by its exit code, as an idea check is."""
+    into.mkdir(mode=0o755, parents=True, exist_ok=True)
     for library in build.rglob("*.so"):
         if "meson-" not in str(library.relative_to(build)):
             (into / library.relative_to(build)).parent.mkdir(parents=True, exist_ok=True)
@@ -73,79 +74,97 @@ def copy_reference(build: pathlib.Path, tests: list, into: pathlib.Path) -> dict
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(program, copy)
             env = {k: v.replace(str(build), str(into)) for k, v in test.get("env", {}).items()}
-            commands[test["name"]] = ([str(copy), *test["cmd"][1:]], env)
+            commands[test["name"]] = ([str(copy), *test["cmd"][1:]], env, into)
     return commands
 
 
 def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", reference=None, seed=0) -> Outcome:
     """TEST in the sandbox BOX, with the launch counter PRELOAD if given; judged by the REFERENCE
-    program's run (command, environment) when it is given, on inputs drawn from SEED."""
+    program's run (command, environment, its folder), in a sandbox of its own, when it is given,
+    on inputs drawn from SEED."""
     if not reference:
         return run_alone(test, limit, build, box)
-    with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
-        scratch = pathlib.Path(scratch)
-        (scratch / "tmp").mkdir()  # the test process's /tmp: its own report lands there
+    with tempfile.TemporaryDirectory(prefix="judge-") as verdicts:
+        verdicts = pathlib.Path(verdicts)
+        os.chmod(verdicts, 0o755)
+        box.give(verdicts, judge=True)
         record_read, record_write = os.pipe()
         counter = LaunchCounter(preload) if preload else None
         env = dict(test.get("env", {}), TUT_GRADE_SEED=str(seed), TUT_GRADE_RECORD_FD=str(record_write),
                    **(counter.env if counter else {}))
-        report_inside = ("/tmp" if box.active else str(scratch / "tmp")) + "/cases.xml"
-        cwd = test.get("workdir") or build
-        cmd, full_env, limits = box.wrap([*test["cmd"], f"--gtest_output=xml:{report_inside}"], cwd, env,
-                                         tmp=scratch / "tmp")
-        handed = [record_write, *(counter.handed if counter else [])]
-        start = time.monotonic()
-        student = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   text=True, errors="replace", start_new_session=True, preexec_fn=limits,
-                                   pass_fds=handed)
-        for fd in handed:
-            os.close(fd)
-        with open(scratch / "judge.out", "w") as judge_out:
-            judge = subprocess.Popen([*reference[0], f"--gtest_output=xml:{scratch / 'judge.xml'}"], cwd=cwd,
-                                     env=dict(os.environ, **reference[1], TUT_GRADE_SEED=str(seed),
-                                              TUT_GRADE_JUDGE_FD=str(record_read)),
-                                     stdout=judge_out, stderr=subprocess.STDOUT, pass_fds=[record_read],
-                                     start_new_session=True)
-        os.close(record_read)
-        output, timed_out = finish(student, limit)
-        _, judge_timed_out = finish(judge, limit)
-        seconds = time.monotonic() - start
-        if timed_out:
+        report = pathlib.Path("/tmp" if box.active else verdicts) / "cases.xml"
+        judge_report = verdicts / "judge.xml"
+        try:  # the judge first, reading, then the submission's process, writing
+            judge = box.start([*reference[0], f"--gtest_output=xml:{judge_report}"], verdicts,
+                              dict(reference[1], TUT_GRADE_SEED=str(seed), TUT_GRADE_JUDGE_FD=str(record_read)),
+                              View(build="hidden", readable=(reference[2],), writable=(verdicts,), judge=True),
+                              pass_fds=[record_read])
+            student = box.start([*test["cmd"], f"--gtest_output=xml:{report}"], test.get("workdir") or build, env,
+                                pass_fds=[record_write, *(counter.handed if counter else [])], fetch=report)
+        finally:
+            for fd in [record_read, record_write, *(counter.handed if counter else [])]:
+                os.close(fd)
+        ran = student.wait(limit)
+        judged = judge.wait(limit)
+        if ran.timed_out:
             return ran_too_long(limit)
-        failed, first = failures(scratch / "judge.xml")
-        judge_output = (scratch / "judge.out").read_text(errors="replace")
-        found = Outcome("pass", "", seconds, tuple(failed), counter.counts() if counter else {})
-        if judge.returncode == SKIP:
-            found.status, found.message = "skip", last_line(judge_output) or "skipped"
-        elif judge.returncode != 0 or judge_timed_out:
+        failed, first = failures(read_capped(judge_report))
+        found = Outcome("pass", "", ran.seconds, tuple(failed), counter.counts() if counter else {})
+        if judged.code == SKIP:
+            found.status, found.message = "skip", last_line(judged.output) or "skipped"
+        elif judged.code != 0 or judged.timed_out:
             found.status = "fail"
-            found.message = (first or grading_line(judge_output) or last_line(judge_output)
-                             or f"the reference run exited {judge.returncode}")
-        return verdict(found, student.returncode, output,
-                       claimed_success(student.returncode, scratch / "tmp" / "cases.xml"), counter is not None)
+            found.message = (first or grading_line(judged.output) or last_line(judged.output)
+                             or f"the reference run exited {judged.code}")
+        own = ran.fetched if box.active else read_capped(report)
+        return verdict(found, ran, claimed_success(ran.code, own), counter is not None, box)
 
 
-def verdict(judged: Outcome, code: int, output: str, claims: str, counted: bool) -> Outcome:
+def read_capped(path: pathlib.Path, most: int = sandboxing.FETCH_BYTES) -> bytes:
+    """Up to MOST bytes of PATH where it is a regular file (else none)."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return b""
+        with path.open("rb") as f:
+            return f.read(most)
+    except OSError:
+        return b""
+
+
+def left_behind(ran) -> str:
+    """What RAN left running, if anything, in words."""
+    if not ran.left and not ran.escaped:
+        return ""
+    return (f"left {ran.left + ran.escaped} process(es) running after its test ended (the sandbox killed them"
+            + (f"; {ran.escaped} of them outlived the sandbox's teardown" if ran.escaped else "") + ")")
+
+
+def verdict(judged: Outcome, ran, claims: str, counted: bool, box) -> Outcome:
     """The stage's outcome: the reference run's (JUDGED), unless the test process that ran the
-    submission (exit CODE, OUTPUT) crashed, failed on its own, claimed a success the reference
-    run denies, left processes running, or kept the launch counter from reporting."""
-    left = sandboxing.leftover(output)
-    output = sandboxing.strip(output)
+    submission (RAN) crashed, failed on its own, claimed a success the reference run denies,
+    left processes running, ended the sandbox's monitor, or kept the launch counter from
+    reporting. Processes left behind are named whatever the outcome."""
+    left = left_behind(ran)
+    also = f"; it also {left}" if left else ""
     if judged.status == "skip":
         return judged
-    if killed_by_signal(code) and signal_number(code) != signal.SIGPIPE:  # SIGPIPE: the judge stopped reading
-        return dataclasses.replace(judged, status="crash", message=crash_message(code, output))
+    if box.active and not ran.monitored:
+        return dataclasses.replace(judged, status="gaming", message="its code ended the sandbox's monitor (the process "
+                                   "that reports how the test ended)" + also)
+    if killed_by_signal(ran.code) and signal_number(ran.code) != signal.SIGPIPE:  # SIGPIPE: the judge stopped reading
+        return dataclasses.replace(judged, status="crash", message=crash_message(ran, box) + also)
     if judged.status == "fail":
-        return dataclasses.replace(judged, status="gaming", message=f"its test process claimed success ({claims}) "
-                                   f"while the reference run, outside it, found: {judged.message}") if claims else judged
-    if code != 0:
-        return dataclasses.replace(judged, status="fail", message=last_line(output) or f"its test process exited {code}")
-    why = ""
-    if left:
-        why = f"left {left} process(es) running after its test ended (the sandbox killed them)"
-    elif counted and judged.counts.get("taken"):
+        if claims:
+            return dataclasses.replace(judged, status="gaming", message=f"its test process claimed success ({claims}) "
+                                       f"while the reference run, outside it, found: {judged.message}{also}")
+        return dataclasses.replace(judged, message=judged.message + also)
+    if ran.code != 0:
+        return dataclasses.replace(judged, status="fail",
+                                   message=(last_line(ran.output) or f"its test process exited {ran.code}") + also)
+    why = left
+    if not why and counted and judged.counts.get("taken"):
         why = "its code read the launch counter's token before the counter could (to forge the counter's report?)"
-    elif counted and not judged.counts:
+    elif not why and counted and not judged.counts:
         why = ("its test process ended without the launch counter's report, which the counter writes as the "
                "process exits normally (did the stage end the process itself?)")
     return dataclasses.replace(judged, status="gaming", message=why) if why else judged
@@ -171,43 +190,25 @@ class LaunchCounter:
 
 def run_alone(test: dict, limit: float, build: pathlib.Path, box) -> Outcome:
     """A test that is not a stage's own GoogleTest program (an idea check, a sanitizer run):
-    in the sandbox, judged by its exit code. The OpenMP race check runs without the data memory
-    limit: ThreadSanitizer reserves terabytes of address space as it starts."""
-    cwd = test.get("workdir") or build
-    cmd, env, limits = box.wrap(test["cmd"], cwd, test.get("env", {}))
-    if any("omp_race" in part for part in test["cmd"]):
-        limits = None
-    start = time.monotonic()
-    process = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               errors="replace", start_new_session=True, preexec_fn=limits)
-    output, timed_out = finish(process, limit)
-    output = sandboxing.strip(output)
-    seconds = time.monotonic() - start
-    code = process.returncode
-    if timed_out:
+    in the sandbox, judged by its exit code. The OpenMP race check runs without the limit on each
+    process's data memory: ThreadSanitizer reserves terabytes of address space as it starts."""
+    race = any("omp_race" in part for part in test["cmd"])
+    ran = box.run(test["cmd"], test.get("workdir") or build, test.get("env", {}), limit, data_limit=not race)
+    left = left_behind(ran)
+    if ran.timed_out:
         return ran_too_long(limit)
-    if code == 0:
-        return Outcome("pass", "", seconds)
-    if code == SKIP:
-        return Outcome("skip", last_line(output) or "skipped", seconds)
-    if killed_by_signal(code):
-        return Outcome("crash", crash_message(code, output), seconds)
-    return Outcome("fail", last_line(output) or f"exit {code}", seconds)
+    if ran.code == SKIP:
+        return Outcome("skip", last_line(ran.output) or "skipped", ran.seconds)
+    if ran.code == 0:
+        return Outcome("gaming", left, ran.seconds) if left else Outcome("pass", "", ran.seconds)
+    also = f"; it also {left}" if left else ""
+    if killed_by_signal(ran.code):
+        return Outcome("crash", crash_message(ran, box) + also, ran.seconds)
+    return Outcome("fail", (last_line(ran.output) or f"exit {ran.code}") + also, ran.seconds)
 
 
 def ran_too_long(limit: float) -> Outcome:
     return Outcome("timeout", f"still running after {limit:g} s (an endless loop or a deadlock?)", limit)
-
-
-def finish(process, limit: float):
-    """(its output, whether it ran past LIMIT and was killed with every process of its group)."""
-    try:
-        output, _ = process.communicate(timeout=limit)
-        return output or "", False
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        return output or "", True
 
 
 def killed_by_signal(code: int) -> bool:
@@ -218,60 +219,51 @@ def signal_number(code: int) -> int:
     return -code if code < 0 else code - 128
 
 
-def crash_message(code: int, output: str) -> str:
-    number = signal_number(code)
+def crash_message(ran, box) -> str:
+    number = signal_number(ran.code)
     name = signal.Signals(number).name if number in signal.valid_signals() else f"signal {number}"
-    memory = " (std::bad_alloc: it ran out of the sandbox's memory limit?)" if "bad_alloc" in output else ""
-    return f"killed by {name}{memory}" + (f" after: {last_line(output)}" if output.strip() else "")
+    memory = ""
+    if ran.out_of_memory:
+        memory = f" (the sandbox reached its memory limit, {box.memory / (1 << 30):.1f} GiB)"
+    elif "bad_alloc" in ran.output:
+        memory = " (std::bad_alloc: it ran out of the sandbox's memory limit?)"
+    return f"killed by {name}{memory}" + (f" after: {last_line(ran.output)}" if ran.output.strip() else "")
 
 
-def claimed_success(code: int, report: pathlib.Path) -> str:
-    """What the submission's own test process said of itself, if it said it passed."""
+def claimed_success(code: int, report: bytes) -> str:
+    """What the submission's own test process said of itself, if it said it passed (REPORT: its
+    GoogleTest report, as much of it as came back)."""
     said = []
     if code == 0:
         said.append("exit code 0")
-    if report.is_file() and not failures(report)[0] and "<testcase" in report.read_text(errors="replace"):
+    if not failures(report)[0] and b"<testcase" in report:
         said.append("its test report lists no failure")
     return ", ".join(said)
 
 
-def failures(report: pathlib.Path):
-    """([failed case names], the first failure's message) from GoogleTest's XML."""
-    if not report.is_file():
+def failures(report: bytes):
+    """([failed case names], the first failure's message) from GoogleTest's XML. A report that
+    declares anything (<!DOCTYPE, <!ENTITY) is not parsed: it lists none."""
+    if not report or re.search(rb"<!(DOCTYPE|ENTITY)", report, re.I):
         return [], ""
     try:
-        cases = ET.parse(report).getroot().iter("testcase")
+        cases = ET.fromstring(report).iter("testcase")
     except ET.ParseError:
         return [], ""
     failed, first = [], ""
     for case in cases:
         failure = case.find("failure")
         if failure is not None:
-            failed.append(case.get("name"))
+            failed.append(str(case.get("name")))
             message = " ".join((failure.get("message") or failure.text or "").split())
             first = first or shortened(f"{case.get('name')}: {message}")
     return failed, first
 
 
-def shortened(message: str, most: int = 400) -> str:
-    """MESSAGE cut to MOST characters, keeping its "-> edit FILE" hint whole."""
-    if len(message) <= most:
-        return message
-    hint = message[message.rfind("-> edit"):] if "-> edit" in message else ""
-    return message[:most - len(hint) - 5] + " ... " + hint
-
-
 def read_counts(fd: int, token: str) -> dict:
     """The launch counter's report on its pipe, the one with TOKEN: {} if none came, {'taken': 1}
-    if the counter found its token gone. What the pipe holds now, without waiting for a writer
-    that the sandbox has not yet ended."""
-    data = b""
-    while select.select([fd], [], [], 0.5)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(fd)
+    if the counter found its token gone. At most 64 KiB of what the pipe holds now."""
+    data = sandboxing.read_all(fd, 1 << 16, wait=0.5)
     lines = [line.split() for line in data.decode(errors="replace").splitlines() if line.startswith("counts ")]
     if any(words[1:2] == ["taken"] for words in lines):
         return {"taken": 1}
@@ -280,6 +272,14 @@ def read_counts(fd: int, token: str) -> dict:
         return {words[i]: int(words[i + 1]) for i in range(0, len(words) - 1, 2)}
     except ValueError:
         return {}
+
+
+def shortened(message: str, most: int = 400) -> str:
+    """MESSAGE cut to MOST characters, keeping its "-> edit FILE" hint whole."""
+    if len(message) <= most:
+        return message
+    hint = message[message.rfind("-> edit"):] if "-> edit" in message else ""
+    return message[:most - len(hint) - 5] + " ... " + hint
 
 
 def grading_line(output: str) -> str:
