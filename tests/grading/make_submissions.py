@@ -17,6 +17,9 @@ import shutil
 import sys
 import tarfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import attacks  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MATMUL = "02-matmul"
 
@@ -295,26 +298,41 @@ UNREADABLE = "late_submission"  # a .rar: a format the grader does not read, and
 
 def every_submission(targets=None) -> dict:
     """SUBMISSIONS, and the hostile ones where TARGETS names what they attack."""
-    return {**SUBMISSIONS, **(hostile(targets) if targets else {})}
+    return {**SUBMISSIONS, **(hostile(targets) if targets else {}), **(attacks.matmul(targets) if targets else {})}
+
+
+def edit_file(path: pathlib.Path, edit) -> None:
+    """EDIT: the file's whole new text, or (old, new) or a list of them, applied to solutions/'s file."""
+    if isinstance(edit, str):
+        path.write_text(edit)
+        return
+    if not path.exists():
+        shutil.copy(ROOT / "solutions" / path.parent.name / path.name, path)
+    text = path.read_text()
+    for old, new in [edit] if isinstance(edit, tuple) else edit:
+        assert old in text, f"{path}: no {old!r}"
+        text = text.replace(old, new, 1)
+    path.write_text(text)
+
+
+def write_alone(out: pathlib.Path, chosen: dict, chapter: str) -> None:
+    """Each of CHOSEN (submission -> (edits, expected)) as the attacked files of CHAPTER alone."""
+    for name, (edits, _) in chosen.items():
+        folder = out / name / "exercises" / chapter
+        folder.mkdir(parents=True)
+        for file, edit in edits.items():
+            edit_file(folder / file, edit)
 
 
 def write(out: pathlib.Path, targets=None) -> None:
     shutil.rmtree(out, ignore_errors=True)
-    attacks = hostile(targets) if targets else {}
-    for name, (edits, _) in every_submission(targets).items():
+    alone = {**hostile(targets), **attacks.matmul(targets)} if targets else {}
+    write_alone(out, alone, MATMUL)  # the attacked file alone (its other stages are missing): quicker to grade
+    for name, (edits, _) in SUBMISSIONS.items():
         course = out / (name + ".src" if name == ARCHIVED else name)
-        if name in attacks:  # the attacked file alone (its other stages are missing): quicker to grade
-            (course / "exercises" / MATMUL).mkdir(parents=True)
-        else:
-            shutil.copytree(ROOT / "solutions", course / "exercises")
+        shutil.copytree(ROOT / "solutions", course / "exercises")
         for file, edit in edits.items():
-            path = course / "exercises" / MATMUL / file
-            if isinstance(edit, tuple):
-                text = path.read_text()
-                assert edit[0] in text, f"{name}: {file} has no {edit[0]!r}"
-                path.write_text(text.replace(edit[0], edit[1], 1))
-            else:
-                path.write_text(edit)
+            edit_file(course / "exercises" / MATMUL / file, edit)
         if name == "edits_tests_and_common":  # loosened checks a student hands in: ignored
             for rel in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
                 (course / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -326,6 +344,8 @@ def write(out: pathlib.Path, targets=None) -> None:
                 t.add(course, arcname=name)
             shutil.rmtree(course)
     (out / f"{UNREADABLE}.rar").write_bytes(b"Rar!\x1a\x07\x00 not read by the grader")
+    if targets:
+        attacks.write_special(out, targets)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
-"""Grades the synthetic submissions of make_submissions.py end to end with tools/grade.py
-(chapter 02-matmul, a 20 s limit per test, --require-sandbox, 4 GiB of memory; the folder of
-them all, then the out-of-bounds one again with --sanitize and --perf) and checks the reports:
-each planted mistake and each attack on the grader gives the status and message it must, every
-other stage passes (or, without a GPU, its GPU stages are skipped), the files a student must not
-change are listed as ignored, a file the grader cannot read is reported, and the CSV, Markdown
-and JUnit totals agree. And that the attacks got nowhere: the checkout's files and the other
-submissions are as they were (checksums before and after), nothing was planted in the grading
-build, no connection reached the port the test listens on, and no process is left running.
+"""Grades with tools/grade.py (--require-sandbox, 4 GiB of memory, a 20 s limit per test), end to
+end, and checks the reports:
+1. the solutions of every chapter, as a student's submission, with --perf, beside chapter 03's
+   attacks (attacks.poisson): every stage of the solutions passes (without a GPU, its GPU stages
+   are skipped; with one GPU, the two-GPU stages; where the build has no OpenACC or MPI, those
+   stages), and on a GPU each timed stage with a target earns credit;
+2. the synthetic submissions of make_submissions.py for chapter 02, the attacks of both rounds
+   among them: each planted mistake and attack gets the status and message it must, every other
+   stage passes (or is skipped), the files a student must not change are listed as ignored, a
+   file the grader cannot read is reported, and the CSV, Markdown and JUnit totals agree;
+3. the out-of-bounds submission again with --sanitize and --perf.
+And that the attacks got nowhere: the checkout's files, the other submissions and the home
+folder are as they were (checksums before and after), nothing was planted in the grading build
+or the home folder, no connection reached the port or the socket file the test listens on, no
+report holds a line of a solution, no name reached the terminal with its escapes, and no process
+a submission started is left (none at all of the sandbox's users, where the grader ran as root).
 
 usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
 """
 import collections
+import contextlib
 import csv
 import hashlib
 import os
 import pathlib
+import pwd
 import shutil
 import socket
 import subprocess
@@ -24,52 +33,59 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import attacks  # noqa: E402
 import make_submissions  # noqa: E402
 
 ROOT = make_submissions.ROOT
-FAILING = {"fail", "crash", "timeout"}
+sys.path.insert(0, str(ROOT / "tools"))
+from grading import sandbox, submission  # noqa: E402
+
 GUARDED = ("common", "chapters", "tests", "tools", "solutions", "exercises", "slides", "meson.build", "README.md")
-
-
-def expected_status(stage_side: str, want: str, gpu: bool):
-    """The statuses a row may have: WANT's 'gpu-' prefix means only on a GPU (else skip)."""
-    if want.startswith("gpu-"):
-        return ({"fail", "crash"} if want == "gpu-fail" else {want[4:]}) if gpu else {"skip"}
-    return {want}
+ALL_CHAPTERS = "all_chapters_solved"
+SANDBOX_USERS = (sandbox.STUDENT_UID, sandbox.JUDGE_UID)
 
 
 def grade(build, submissions, out, *options):
-    """Runs grade.py; (rows of report.csv, report.md, the JUnit root), or None if it failed."""
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions), "--chapter",
-                           "02-matmul", "--timeout", "20", "--out", str(out), "--build", str(build),
-                           "--require-sandbox", "--memory-limit", "4", *options], capture_output=True, text=True)
+    """Runs grade.py; (rows of report.csv, report.md, the JUnit root, its terminal output), or None."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions),
+                           "--timeout", "20", "--out", str(out), "--build", str(build), "--require-sandbox",
+                           "--memory-limit", "4", *options], capture_output=True, text=True, errors="replace")
     print(done.stderr[-8000:] + done.stdout)
     if done.returncode != 0:
         print(f"FAIL: grade.py exited {done.returncode}")
         return None
     return (list(csv.DictReader(open(out / "report.csv"))), (out / "report.md").read_text(),
-            ET.parse(out / "report.junit.xml").getroot())
+            ET.parse(out / "report.junit.xml").getroot(), done.stdout + done.stderr)
 
 
 def checksums(*places) -> dict:
-    """path -> sha256 of every file under PLACES."""
+    """path -> sha256 of every file under PLACES (a link: its target's name)."""
     sums = {}
     for place in places:
         for path in sorted([place] if place.is_file() else place.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
+            if path.is_symlink():
+                sums[str(path)] = "link to " + os.readlink(path)
+            elif path.is_file() and "__pycache__" not in path.parts:
                 sums[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return sums
 
 
-def lingering() -> list:
-    """The processes named as leaves_process_running names its child."""
+def home_listing(home: pathlib.Path) -> dict:
+    """The home folder's own entries, by name (what a planted file would change)."""
+    return {f"{home}/{entry.name}": "entry" for entry in home.iterdir()} if home.is_dir() else {}
+
+
+def processes(uids=None, comm=None) -> list:
+    """The processes of the users UIDS, or named COMM."""
     found = []
-    for comm in pathlib.Path("/proc").glob("[0-9]*/comm"):
+    for status in pathlib.Path("/proc").glob("[0-9]*/status"):
         try:
-            if comm.read_text().strip() == "tut-lingerer":
-                found.append(comm.parent.name)
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
         except OSError:
-            pass
+            continue
+        if (uids and int(fields.get("Uid", "-1").split()[0]) in uids) or \
+                (comm and fields.get("Name", "").strip() == comm):
+            found.append(status.parent.name)
     return found
 
 
@@ -97,86 +113,157 @@ def refuses_before_grading() -> list:
     return problems
 
 
-def main(build: pathlib.Path, keep=None) -> int:
-    """The whole folder, then the out-of-bounds submission again with --sanitize and --perf (slow
-    under the sanitizer: only this one)."""
-    with tempfile.TemporaryDirectory(prefix="graded-") as scratch, socket.socket() as server:
-        scratch = pathlib.Path(scratch)
+@contextlib.contextmanager
+def planted(scratch: pathlib.Path):
+    """What the attacks aim at: a server on the loopback, a socket file (in /run as root), a build
+    folder in the checkout (as the quick start's build/), the home folder."""
+    checkout_build = ROOT / f"build-tut-attack-target-{os.getpid()}"
+    checkout_build.mkdir()
+    (checkout_build / "libmatmult.so").write_text("the solutions' library, as a build folder of the checkout holds it")
+    place = pathlib.Path("/run") if os.geteuid() == 0 and os.access("/run", os.W_OK) else scratch
+    socket_path = place / f"tut-grader-test-{os.getpid()}.sock"
+    home = pathlib.Path(os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir)
+    with socket.socket() as server, socket.socket(socket.AF_UNIX) as unix:
         server.bind(("127.0.0.1", 0))
         server.listen()
         server.setblocking(False)
+        unix.bind(str(socket_path))
+        unix.listen()
+        unix.setblocking(False)
+        try:
+            yield {"port": server.getsockname()[1], "socket": str(socket_path), "checkout_build": str(checkout_build),
+                   "home": str(home)}, [server, unix]
+        finally:
+            socket_path.unlink(missing_ok=True)
+            shutil.rmtree(checkout_build)
+
+
+def write_all_chapters(folder: pathlib.Path) -> dict:
+    """The solutions of every chapter as a submission, and chapter 03's attacks: their expectations."""
+    shutil.copytree(ROOT / "solutions", folder / ALL_CHAPTERS / "exercises")
+    chosen = attacks.poisson({})
+    make_submissions.write_alone(folder, chosen, attacks.POISSON)
+    return chosen
+
+
+def main(build: pathlib.Path, keep=None) -> int:
+    before_users = set(processes(uids=SANDBOX_USERS)) if os.geteuid() == 0 else set()
+    with tempfile.TemporaryDirectory(prefix="graded-") as scratch, planted(pathlib.Path(scratch)) as (aims, servers):
+        scratch = pathlib.Path(scratch)
         targets = {"other": scratch / "submissions" / make_submissions.CLONED / "exercises" / "02-matmul" / "nat_triple_loop.cpp",
-                   "root": ROOT, "build": build, "port": server.getsockname()[1]}
+                   "root": ROOT, "build": build, **aims}
         make_submissions.write(scratch / "submissions", targets)
-        guarded = [ROOT / g for g in GUARDED] + [scratch / "submissions"]
-        before = checksums(*guarded)
-        sanitized = [scratch / "submissions" / "writes_out_of_bounds"]
-        first = grade(build, [scratch / "submissions"], scratch / "report")
-        second = grade(build, sanitized, scratch / "report-sanitized", "--sanitize", "--perf")
-        for report in ("report", "report-sanitized") if keep else ():
-            shutil.copytree(scratch / report, pathlib.Path(keep) / report, dirs_exist_ok=True)
-        problems = escapes(before, checksums(*guarded), build, server) + refuses_before_grading()
-    if not first or not second:
+        poisson_attacks = write_all_chapters(scratch / "chapters")
+        home = pathlib.Path(aims["home"])
+        guarded = [ROOT / g for g in GUARDED] + [scratch / "submissions", scratch / "chapters"]
+        before = {**checksums(*guarded), **home_listing(home)}
+        runs = {"every chapter": grade(build, [scratch / "chapters"], scratch / "report-chapters", "--perf"),
+                "chapter 02": grade(build, [scratch / "submissions"], scratch / "report", "--chapter", "02-matmul"),
+                "--sanitize --perf": grade(build, [scratch / "submissions" / "writes_out_of_bounds"],
+                                           scratch / "report-sanitized", "--chapter", "02-matmul", "--sanitize", "--perf")}
+        for name in ("report-chapters", "report", "report-sanitized") if keep else ():
+            shutil.copytree(scratch / name, pathlib.Path(keep) / name, dirs_exist_ok=True)
+        after = {**checksums(*guarded), **home_listing(home)}
+        problems = escapes(before, after, build, servers, runs) + refuses_before_grading()
+    if os.geteuid() == 0:
+        left = set(processes(uids=SANDBOX_USERS)) - before_users
+        if left:
+            problems.append(f"processes of the sandbox's users are still running: {sorted(left)}")
+    if not all(runs.values()):
         return 1
-    problems += check(*first, make_submissions.every_submission(targets), expect_out_of_bounds=False)
-    problems += check(*second, make_submissions.every_submission(targets), expect_out_of_bounds=True)
+    submissions = make_submissions.every_submission(targets)
+    problems += check(*runs["every chapter"][:3], {ALL_CHAPTERS: ({}, {}), **poisson_attacks}, every_chapter=True)
+    problems += check(*runs["chapter 02"][:3], submissions)
+    problems += check(*runs["--sanitize --perf"][:3], submissions, expect_out_of_bounds=True)
+    problems += terminal(runs["chapter 02"][3])
     for p in problems:
         print("FAIL:", p)
-    print(f"{len(first[0]) + len(second[0])} rows checked, {len(problems)} problem(s)")
+    print(f"{sum(len(r[0]) for r in runs.values())} rows checked, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 
-def escapes(before: dict, after: dict, build: pathlib.Path, server) -> list:
+def escapes(before: dict, after: dict, build: pathlib.Path, servers, runs) -> list:
     """What the attacks on the grader achieved outside their sandbox (nothing, if all is well)."""
     problems = [f"{path} was changed, added or removed while grading" for path in sorted(set(before) | set(after))
                 if before.get(path) != after.get(path)]
     if (build / "planted.txt").exists():
         problems.append(f"a submission wrote {build / 'planted.txt'} into the grading build")
-    try:
-        server.accept()[0].close()
-        problems.append("a submission reached a server on the host's loopback")
-    except BlockingIOError:
-        pass
-    if lingering():
-        problems.append(f"processes a submission started are still running: {lingering()}")
+    for server in servers:
+        try:
+            server.accept()[0].close()
+            problems.append(f"a submission reached a server the test listens on ({server.getsockname()})")
+        except BlockingIOError:
+            pass
+    if processes(comm="tut-lingerer"):
+        problems.append(f"processes a submission started are still running: {processes(comm='tut-lingerer')}")
+    solution_line = (ROOT / "solutions" / "02-matmul" / "gpu5_shared_tiles.cu").read_text().splitlines()[3]
+    for name, run in runs.items():
+        if run and any(solution_line in text for text in (run[1], run[3], ET.tostring(run[2], encoding="unicode"))):
+            problems.append(f"the report of the {name} run quotes a solution file ({solution_line!r})")
     return problems
 
 
-def check(rows, markdown, junit, submissions, expect_out_of_bounds):
+def terminal(output: str) -> list:
+    """No name reaches the terminal with its escapes or control characters."""
+    bad = sorted({repr(c) for c in output if not c.isprintable() and c not in "\n\t"})
+    return [f"grade.py wrote control characters to the terminal: {', '.join(bad)}"] if bad else []
+
+
+def allowed_statuses(want: str, side: str, gpu: bool, sandbox_line: str) -> set:
+    """The statuses a row may have. WANT's 'gpu-' prefix: only on a GPU (else skip);
+    'fail-if-memory-limited:OTHER' and 'fail-if-processes-limited:OTHER': fail where the
+    sandbox limits that as a whole, else OTHER."""
+    if want.startswith("fail-if-"):
+        limit, _, other = want[len("fail-if-"):].partition(":")
+        limited = "per sandbox (cgroup" in sandbox_line or (limit == "processes-limited" and "processes per user" in sandbox_line)
+        return {"fail"} if limited else {other}
+    if want.startswith("gpu-"):
+        return ({"fail", "crash"} if want == "gpu-fail" else {want[4:]}) if gpu else {"skip"}
+    allowed = {want}
+    if want == "pass" and side in ("gpu", "multigpu", "acc"):  # skipped without a GPU
+        allowed = {"pass"} if gpu else {"skip"}
+    if side in ("multigpu", "acc", "mpi"):
+        allowed |= {"skip"}  # two GPUs, OpenACC offloading or MPI missing here
+    return allowed
+
+
+def check(rows, markdown, junit, submissions, expect_out_of_bounds=False, every_chapter=False):
     problems = []
     gpu = any(r["side"] == "gpu" and r["status"] == "pass" for r in rows)
-    print(f"graded {'with' if gpu else 'without'} a GPU")
+    sandbox_line = markdown.splitlines()[2] if len(markdown.splitlines()) > 2 else ""
+    print(f"graded {'with' if gpu else 'without'} a GPU: {sandbox_line}")
     if "sandbox: bubblewrap" not in markdown or "sandbox" not in junit.find("properties/property").attrib.values():
         problems.append("the report does not say that the sandbox was in place")
     for name, (_, expected) in submissions.items():
-        alone = name not in make_submissions.SUBMISSIONS  # an attack: the attacked file alone
+        alone = name not in make_submissions.SUBMISSIONS and name != ALL_CHAPTERS  # an attack: the attacked file alone
         if expect_out_of_bounds and name != "writes_out_of_bounds":
             continue
         if name == "writes_out_of_bounds" and not expect_out_of_bounds:
             expected = {}  # its tests pass: only the sanitizer sees the write
-        stages = [r for r in rows if r["submission"] == name]
+        shown = submission.printable(name)
+        stages = [r for r in rows if r["submission"] == shown]
         if not stages:
-            problems.append(f"{name}: not in the report")
+            problems.append(f"{shown}: not in the report")
         for r in stages:
-            honest = ("missing", "not in the submission") if alone else ("gpu-pass" if r["side"] != "cpu" else "pass", "")
+            honest = ("missing", "not in the submission") if alone else ("pass", "")
             want, piece = expected.get(r["stage"], honest)
-            allowed = {"pass"} if want == "gpu-pass" and gpu else expected_status(r["side"], want, gpu)
-            if r["side"] == "multigpu":
-                allowed |= {"skip"}  # two GPUs needed
+            allowed = allowed_statuses(want, r["side"], gpu, sandbox_line)
             if r["status"] not in allowed or (r["status"] != "skip" and piece not in r["message"]):
-                problems.append(f"{name} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
+                problems.append(f"{shown} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
                                 + (f" with {piece!r}" if piece else ""))
-    late = [r for r in rows if r["submission"] == make_submissions.UNREADABLE]  # named without .rar
-    if not expect_out_of_bounds and (not late or any(r["status"] != "missing" or "could not read" not in r["message"]
-                                                     for r in late)):
-        problems.append(f"{make_submissions.UNREADABLE}.rar: not reported as unreadable, one row per stage: {late}")
-    edited = {r["submission"]: r["edited_files"].split() for r in rows}
-    for changed in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
-        if not expect_out_of_bounds and (changed not in edited.get("edits_tests_and_common", [])
-                                         or f"**{changed}** (flagged" not in markdown):
-            problems.append(f"edits_tests_and_common: {changed} is not reported as edited and flagged")
-    if edited.get("wrong_stage"):  # a clone: its solutions/ and the rest are the checkout's own files
-        problems.append(f"wrong_stage: files reported as edited that are the checkout's: {edited['wrong_stage'][:5]}")
+            if every_chapter and gpu and name == ALL_CHAPTERS and r["status"] == "pass" and r["target"] \
+                    and not float(r["credit"] or 0) > 0:
+                problems.append(f"{shown} {r['stage']}: no performance credit ({r['fraction']} of {r['target']})")
+    if not expect_out_of_bounds and not every_chapter:
+        late = [r for r in rows if r["submission"] == make_submissions.UNREADABLE]  # named without .rar
+        if not late or any(r["status"] != "missing" or "could not read" not in r["message"] for r in late):
+            problems.append(f"{make_submissions.UNREADABLE}.rar: not reported as unreadable, one row per stage: {late}")
+        edited = {r["submission"]: r["edited_files"].split() for r in rows}
+        for changed in ("tests/02-matmul/matmul_test_support.h", "common/validate.cpp"):
+            if changed not in edited.get("edits_tests_and_common", []) or f"**{changed}** (flagged" not in markdown:
+                problems.append(f"edits_tests_and_common: {changed} is not reported as edited and flagged")
+        if edited.get("wrong_stage"):  # a clone: its solutions/ and the rest are the checkout's own files
+            problems.append(f"wrong_stage: files reported as edited that are the checkout's: {edited['wrong_stage'][:5]}")
     count = collections.Counter(r["status"] for r in rows)
     wrong = count["fail"] + count["gaming"]  # JUnit failures; the other failing statuses are errors
     errors = sum(n for s, n in count.items() if s not in ("pass", "skip")) - wrong

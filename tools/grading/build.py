@@ -125,11 +125,15 @@ class GradingBuild:
 
     def map_outputs(self) -> None:
         """For each stage file: the outputs made from it alone (kept by its contents), and
-        everything that links those (made again whenever they change)."""
-        slot_nodes = {os.path.relpath(SLOT / name, self.build): name for name in self.skeletons}
-        for node, name in slot_nodes.items():
-            direct = [out for out in self.query(node)["outputs"] if (self.build / out).is_file()]
-            if any(other != node for out in direct for other in self.query(out)["input"] if other in slot_nodes):
+        everything that links those (made again whenever they change). Meson names a stage file
+        relative to the build in compile steps, by its absolute path in custom ones."""
+        names = {}  # ninja's name of a stage file -> the file
+        for name in self.skeletons:
+            names[os.path.relpath(SLOT / name, self.build)] = names[str(SLOT / name)] = name
+        for name in self.skeletons:
+            direct = {out for node, n in names.items() if n == name for out in self.query(node)["outputs"]}
+            direct = sorted(out for out in direct if (self.build / out).is_file())
+            if any(names.get(other, name) != name for out in direct for other in self.query(out)["input"]):
                 direct = []  # made from two stage files: never kept, always compiled
             linked, queue = set(), list(direct)
             while queue:
@@ -137,7 +141,8 @@ class GradingBuild:
                     if consumer not in linked:
                         linked.add(consumer)
                         queue.append(consumer)
-            self.outputs[name], self.linked[name] = direct, sorted(linked - set(direct))
+            self.outputs[name] = direct
+            self.linked[name] = sorted(out for out in linked - set(direct) if (self.build / out).is_file())
 
     def fresh(self, files: dict) -> list:
         """The build as it was pristine, with FILES in place: those compiled before get their kept

@@ -19,10 +19,11 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 import tempfile
 
 from chapters import ROOT, tool
-from .sandbox import View
+from .sandbox import FETCH_BYTES, View
 
 LIBRARIES = {"cublas": r"^cublas", "openblas": r"^(cblas_|openblas_|LAPACKE_|[sdcz](gemm|gemv|syrk|trsm)_$)"}
 LOOKUPS = r"^(dlsym|dlvsym|dlopen|dlmopen|dladdr1?|dlinfo|dl_iterate_phdr)$"
@@ -43,9 +44,12 @@ def compiled(build: pathlib.Path) -> dict:
 
 def objects(build: pathlib.Path) -> dict:
     """'NN-chapter/file' -> its object file in the stage library of the grading build."""
-    slot = ROOT / "submission"
-    return {source.relative_to(slot).as_posix(): obj for source, obj in compiled(build).items()
-            if source.is_relative_to(slot)}
+    found = {}
+    for source, obj in compiled(build).items():
+        match = re.search(r"submission/(\d\d-[\w-]+/[\w.]+)$", source.as_posix())
+        if match:
+            found[match.group(1)] = obj
+    return found
 
 
 class Isolation:
@@ -70,25 +74,30 @@ class Isolation:
                 owners[obj] = f"the stage registry ({source.relative_to(ROOT)})"
         allowed = {obj for source, obj in sources.items() if obj.is_file() and obj not in owners
                    and not source.is_relative_to(ROOT / "submission")}  # common/, the chapters' support
-        tables = self.symbols(list(owners) + sorted(allowed))
-        provided = set().union(*(tables.get(obj, (set(), set()))[0] for obj in allowed))
+        tables = self.symbols(list(owners) + sorted(allowed), trusted=True)
+        provided = set().union(*(tables[obj][0] for obj in allowed))
         for obj, who in owners.items():
-            for name in tables.get(obj, (set(), set()))[0] - provided:
+            for name in tables[obj][0] - provided:
                 self.forbidden.setdefault(name, who)
 
-    def symbols(self, objs: list) -> dict:
-        """Object -> (the names it defines, the names it uses from elsewhere): nm, in the sandbox."""
-        if not objs:
-            return {}
-        done = self.box.run(["nm", "-A", "-P", "--", *map(str, objs)], self.build, limit=300)
-        tables = {obj: (set(), set()) for obj in objs}
-        by_name = {str(obj): obj for obj in objs}
-        for line in done.output.splitlines():
-            where, _, rest = line.partition(": ")
-            parts = rest.split()
-            if where in by_name and len(parts) >= 2:
-                defined, used = tables[by_name[where]]
-                (defined if parts[1] in DEFINED else used if parts[1] in USED else set()).add(parts[0])
+    def symbols(self, objs: list, trusted=False) -> dict:
+        """Object -> (the names it defines, the names it uses from elsewhere): nm, each object's
+        table in full. A student's object is read in the sandbox, its table cut at FETCH_BYTES
+        (a table that large is reported, as it could hide a name); the instructor's (TRUSTED:
+        built from the checkout alone, in the pristine build) directly."""
+        tables = {}
+        for obj in objs:
+            if trusted:
+                listing = subprocess.run(["nm", "-P", "--", str(obj)], capture_output=True).stdout
+            else:
+                listing = self.box.run(["/bin/sh", "-c", 'exec nm -P -- "$0" > /tmp/symbols', str(obj)], self.build,
+                                       limit=120, fetch="/tmp/symbols").fetched
+            defined, used = set(), set()
+            for line in listing.decode(errors="replace").splitlines():
+                parts = line.split()
+                if len(parts) >= 2:
+                    (defined if parts[1] in DEFINED else used if parts[1] in USED else set()).add(parts[0])
+            tables[obj] = (defined, used, len(listing) >= FETCH_BYTES)
         return tables
 
     def demangled(self, names: list) -> dict:
@@ -108,10 +117,13 @@ class Isolation:
     def included(self, objs: list) -> dict:
         """Object -> the files its compiler read (ninja's record of the depfiles), in the sandbox."""
         found, current = {obj: [] for obj in objs}, None
-        done = self.box.run([tool("ninja"), "-C", str(self.build), "-t", "deps", "--",
-                             *(str(o.relative_to(self.build)) for o in objs)], self.build, limit=60)
+        if not objs:
+            return found
+        done = self.box.run(["/bin/sh", "-c", 'exec "$@" > /tmp/deps', "sh", tool("ninja"), "-C", str(self.build), "-t",
+                             "deps", "--", *(str(o.relative_to(self.build)) for o in objs)], self.build, limit=60,
+                            fetch="/tmp/deps")
         by_name = {str(o.relative_to(self.build)): o for o in objs}
-        for line in done.output.splitlines():
+        for line in done.fetched.decode(errors="replace").splitlines():
             if not line.startswith(" ") and ": #deps" in line:
                 current = by_name.get(line.split(": #deps")[0])
             elif line.startswith("    ") and current is not None:
@@ -128,8 +140,10 @@ class Isolation:
         found = {}
         for f, obj in objs.items():
             may = allowed.get(f, set())
-            defined, used = tables[obj]
+            defined, used, cut = tables[obj]
             why = [f"includes {reached}" for reached in self.reached(f, headers[obj])]
+            if cut:
+                why.append(f"its object's symbol table is larger than the {FETCH_BYTES >> 20} MiB the grader reads")
             for library, pattern in LIBRARIES.items():
                 calls = sorted(u for u in used if re.search(pattern, u))
                 if calls and library not in may:
@@ -175,8 +189,9 @@ def borrowed_at_link(build: pathlib.Path, file: str, why: str, chapter_files: li
               and objs[o].is_file()]
     if not others:
         return ""
-    done = box.run(["nm", "-A", "-P", "-C", "--defined-only", "--", *map(str, others)], build, limit=120)
-    for line in done.output.splitlines():
+    done = box.run(["/bin/sh", "-c", 'exec nm -A -P -C --defined-only -- "$@" > /tmp/symbols', "sh", *map(str, others)],
+                   build, limit=120, fetch="/tmp/symbols")
+    for line in done.fetched.decode(errors="replace").splitlines():
         where, _, rest = line.partition(": ")
         if rest.startswith(match.group(1) + " "):  # NAME TYPE ...
             other = next(o for o in chapter_files if str(objs.get(o)) == where)

@@ -159,7 +159,7 @@ def stage_root(folder: pathlib.Path, folders: list, wanted: list):
     clone of the course, that is exercises/, never the solutions/ beside it."""
     candidates = [f for f in folders if len(f.relative_to(folder).parts) <= 3
                   and "solutions" not in f.relative_to(folder).parts]
-    counted = [(sum((c / w).is_file() and not (c / w).is_symlink() for w in wanted), c.name == "exercises", c)
+    counted = [(sum(os.path.lexists(c / w) for w in wanted), c.name == "exercises", c)
                for c in sorted(candidates)]
     count, _, best = max(counted, key=lambda entry: entry[:2])
     return (best, count) if count else (folder, 0)
