@@ -16,7 +16,8 @@ or the home folder, no connection reached the port or the socket file the test l
 report holds a line of a solution, no name reached the terminal with its escapes, and no process
 a submission started is left (none at all of the sandbox's users, where the grader ran as root).
 
-usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR]
+usage: test_grader.py GRADING_BUILD_DIR [KEEP_REPORTS_DIR] [--only every-chapter | --only chapter-02]
+  --only  the first run alone, or the second and third (a GPU machine's time limit per command)
 """
 import collections
 import contextlib
@@ -146,7 +147,7 @@ def write_all_chapters(folder: pathlib.Path) -> dict:
     return chosen
 
 
-def main(build: pathlib.Path, keep=None) -> int:
+def main(build: pathlib.Path, keep=None, only=None) -> int:
     before_users = set(processes(uids=SANDBOX_USERS)) if os.geteuid() == 0 else set()
     with tempfile.TemporaryDirectory(prefix="graded-") as scratch, planted(pathlib.Path(scratch)) as (aims, servers):
         scratch = pathlib.Path(scratch)
@@ -157,12 +158,16 @@ def main(build: pathlib.Path, keep=None) -> int:
         home = pathlib.Path(aims["home"])
         guarded = [ROOT / g for g in GUARDED] + [scratch / "submissions", scratch / "chapters"]
         before = {**checksums(*guarded), **home_listing(home)}
-        runs = {"every chapter": grade(build, [scratch / "chapters"], scratch / "report-chapters", "--perf"),
-                "chapter 02": grade(build, [scratch / "submissions"], scratch / "report", "--chapter", "02-matmul"),
-                "--sanitize --perf": grade(build, [scratch / "submissions" / "writes_out_of_bounds"],
-                                           scratch / "report-sanitized", "--chapter", "02-matmul", "--sanitize", "--perf")}
+        runs = {}
+        if only in (None, "every-chapter"):
+            runs["every chapter"] = grade(build, [scratch / "chapters"], scratch / "report-chapters", "--perf")
+        if only in (None, "chapter-02"):
+            runs["chapter 02"] = grade(build, [scratch / "submissions"], scratch / "report", "--chapter", "02-matmul")
+            runs["--sanitize --perf"] = grade(build, [scratch / "submissions" / "writes_out_of_bounds"],
+                                              scratch / "report-sanitized", "--chapter", "02-matmul", "--sanitize", "--perf")
         for name in ("report-chapters", "report", "report-sanitized") if keep else ():
-            shutil.copytree(scratch / name, pathlib.Path(keep) / name, dirs_exist_ok=True)
+            if (scratch / name).is_dir():
+                shutil.copytree(scratch / name, pathlib.Path(keep) / name, dirs_exist_ok=True)
         after = {**checksums(*guarded), **home_listing(home)}
         problems = escapes(before, after, build, servers, runs) + refuses_before_grading()
     if os.geteuid() == 0:
@@ -172,10 +177,12 @@ def main(build: pathlib.Path, keep=None) -> int:
     if not all(runs.values()):
         return 1
     submissions = make_submissions.every_submission(targets)
-    problems += check(*runs["every chapter"][:3], {ALL_CHAPTERS: ({}, {}), **poisson_attacks}, every_chapter=True)
-    problems += check(*runs["chapter 02"][:3], submissions)
-    problems += check(*runs["--sanitize --perf"][:3], submissions, expect_out_of_bounds=True)
-    problems += terminal(runs["chapter 02"][3])
+    if "every chapter" in runs:
+        problems += check(*runs["every chapter"][:3], {ALL_CHAPTERS: ({}, {}), **poisson_attacks}, every_chapter=True)
+    if "chapter 02" in runs:
+        problems += check(*runs["chapter 02"][:3], submissions)
+        problems += check(*runs["--sanitize --perf"][:3], submissions, expect_out_of_bounds=True)
+        problems += terminal(runs["chapter 02"][3])
     for p in problems:
         print("FAIL:", p)
     print(f"{sum(len(r[0]) for r in runs.values())} rows checked, {len(problems)} problem(s)")
@@ -227,6 +234,11 @@ def allowed_statuses(want: str, side: str, gpu: bool, sandbox_line: str) -> set:
     return allowed
 
 
+def race_check_skipped(row) -> bool:
+    """An OpenMP stage whose race check skipped (no clang++ or no Archer here): the stage is skipped."""
+    return row["status"] == "skip" and "clang" in row["message"]
+
+
 def check(rows, markdown, junit, submissions, expect_out_of_bounds=False, every_chapter=False):
     problems = []
     gpu = any(r["side"] == "gpu" and r["status"] == "pass" for r in rows)
@@ -248,7 +260,7 @@ def check(rows, markdown, junit, submissions, expect_out_of_bounds=False, every_
             honest = ("missing", "not in the submission") if alone else ("pass", "")
             want, piece = expected.get(r["stage"], honest)
             allowed = allowed_statuses(want, r["side"], gpu, sandbox_line)
-            if r["status"] not in allowed or (r["status"] != "skip" and piece not in r["message"]):
+            if (r["status"] not in allowed and not race_check_skipped(r)) or (r["status"] != "skip" and piece not in r["message"]):
                 problems.append(f"{shown} {r['stage']}: {r['status']} ({r['message']}), expected {sorted(allowed)}"
                                 + (f" with {piece!r}" if piece else ""))
             if every_chapter and gpu and name == ALL_CHAPTERS and r["status"] == "pass" and r["target"] \
@@ -279,9 +291,12 @@ def check(rows, markdown, junit, submissions, expect_out_of_bounds=False, every_
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
+    arguments = sys.argv[1:]
+    only = arguments[arguments.index("--only") + 1] if "--only" in arguments[:-1] else None
+    arguments = [a for a in arguments if a not in ("--only", only)]
+    if len(arguments) not in (1, 2) or only not in (None, "every-chapter", "chapter-02"):
         sys.exit(__doc__)
     if os.environ.get("TUT_DOCUMENTED_COMMANDS"):  # the suite that runs the documented commands runs this too
         print("skipped: inside the documented commands' scratch copy; the outer suite grades the same submissions")
         sys.exit(77)
-    sys.exit(main(pathlib.Path(sys.argv[1]).resolve(), *sys.argv[2:]))
+    sys.exit(main(pathlib.Path(arguments[0]).resolve(), *arguments[1:], only=only))
