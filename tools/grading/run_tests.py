@@ -29,6 +29,9 @@ from chapters import tool
 
 SKIP = 77
 CACHING_CASE = "RecomputesWhenOnlyTheInputsChange"  # the tests' case that catches cached results
+# The judge's own run of the solution is thrown away (it takes the submission's outputs): one
+# thread, so that its OpenMP and OpenBLAS threads do not spin against the submission's.
+JUDGE_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive"}
 
 
 @dataclasses.dataclass
@@ -90,13 +93,15 @@ def run(test: dict, limit: float, build: pathlib.Path, box, preload: str = "", r
         box.give(verdicts, judge=True)
         record_read, record_write = os.pipe()
         counter = LaunchCounter(preload) if preload else None
-        env = dict(test.get("env", {}), TUT_GRADE_SEED=str(seed), TUT_GRADE_RECORD_FD=str(record_write),
+        env = dict(test.get("env", {}), OMP_WAIT_POLICY="passive", TUT_GRADE_SEED=str(seed),
+                   TUT_GRADE_RECORD_FD=str(record_write),
                    **(counter.env if counter else {}))
         report = pathlib.Path("/tmp" if box.active else verdicts) / "cases.xml"
         judge_report = verdicts / "judge.xml"
         try:  # the judge first, reading, then the submission's process, writing
             judge = box.start([*reference[0], f"--gtest_output=xml:{judge_report}"], verdicts,
-                              dict(reference[1], TUT_GRADE_SEED=str(seed), TUT_GRADE_JUDGE_FD=str(record_read)),
+                              dict(reference[1], **JUDGE_THREADS, TUT_GRADE_SEED=str(seed),
+                                   TUT_GRADE_JUDGE_FD=str(record_read)),
                               View(build="hidden", readable=(reference[2],), writable=(verdicts,), judge=True),
                               pass_fds=[record_read])
             student = box.start([*test["cmd"], f"--gtest_output=xml:{report}"], test.get("workdir") or build, env,

@@ -175,18 +175,23 @@ class Cgroups:
             mine = dict(line.strip().split(":", 2)[1:] for line in open("/proc/self/cgroup"))
         except (OSError, ValueError, IndexError) as e:
             return None, f"cannot read this process's cgroups ({e})"
+        candidates = []
         if "memory" in mounts and "pids" in mounts:
-            found = Cgroups({c: pathlib.Path(mounts[c] + "/" + mine.get(c, "/").lstrip("/")) for c in ("memory", "pids")}, 1)
-        elif "" in mounts:
-            found = Cgroups({"": pathlib.Path(mounts[""] + "/" + mine.get("", "/").lstrip("/"))}, 2)
-        else:
+            candidates.append(Cgroups({c: pathlib.Path(mounts[c] + "/" + mine.get(c, "/").lstrip("/"))
+                                       for c in ("memory", "pids")}, 1))
+        if "" in mounts:  # under this process's own cgroup, or the hierarchy's root (a container's)
+            own = pathlib.Path(mounts[""] + "/" + mine.get("", "/").lstrip("/"))
+            candidates += [Cgroups({"": base}, 2) for base in dict.fromkeys((own, pathlib.Path(mounts[""])))]
+        if not candidates:
             return None, "no memory and pids cgroup controllers are mounted"
-        try:
-            group = found.make(64 << 20, 16)
-            group.remove()
-        except OSError as e:
-            return None, f"cannot make a cgroup under {' and '.join(map(str, found.bases.values()))} ({e.strerror})"
-        return found, ""
+        reasons = []
+        for found in candidates:
+            try:
+                found.make(64 << 20, 16).remove()
+                return found, ""
+            except OSError as e:
+                reasons.append(f"not under {' and '.join(map(str, found.bases.values()))} ({e.strerror or e})")
+        return None, "cannot make a cgroup here: " + "; ".join(reasons)
 
     def make(self, memory: int, processes: int) -> "Group":
         remove_emptied(wait=0)
@@ -203,7 +208,11 @@ class Cgroups:
                 group.write("pids", "pids.max", processes)
             else:
                 if not {"memory", "pids"} <= set(group.read("", "cgroup.controllers").split()):
-                    raise OSError(0, "the memory and pids controllers are not delegated to this process's cgroup")
+                    # the parent hands its children no memory or pids controller yet: ask it to (a
+                    # hierarchy's root may; a cgroup with processes of its own may not)
+                    (self.bases[""] / "cgroup.subtree_control").write_text("+memory +pids")
+                if not {"memory", "pids"} <= set(group.read("", "cgroup.controllers").split()):
+                    raise OSError(0, "the memory and pids controllers are not delegated there")
                 group.write("", "memory.max", memory)
                 group.write("", "memory.swap.max", 0, optional=True)
                 group.write("", "pids.max", processes)
