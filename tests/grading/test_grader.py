@@ -47,16 +47,21 @@ SANDBOX_USERS = (sandbox.STUDENT_UID, sandbox.JUDGE_UID)
 
 
 def grade(build, submissions, out, *options, timeout=20):
-    """Runs grade.py; (rows of report.csv, report.md, the JUnit root, its terminal output), or None."""
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions),
-                           "--timeout", str(timeout), "--out", str(out), "--build", str(build), "--require-sandbox",
-                           "--memory-limit", "4", *options], capture_output=True, text=True, errors="replace")
-    print(done.stderr[-8000:] + done.stdout)
-    if done.returncode != 0:
-        print(f"FAIL: grade.py exited {done.returncode}")
+    """Runs grade.py, its progress shown as it comes; (rows of report.csv, report.md, the JUnit
+    root, its terminal output), or None."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "tools" / "grade.py"), *map(str, submissions),
+                                "--timeout", str(timeout), "--out", str(out), "--build", str(build), "--require-sandbox",
+                                "--memory-limit", "4", *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace")
+    said = []
+    for line in process.stdout:
+        print(line, end="", flush=True)
+        said.append(line)
+    if process.wait() != 0:
+        print(f"FAIL: grade.py exited {process.returncode}")
         return None
     return (list(csv.DictReader(open(out / "report.csv"))), (out / "report.md").read_text(),
-            ET.parse(out / "report.junit.xml").getroot(), done.stdout + done.stderr)
+            ET.parse(out / "report.junit.xml").getroot(), "".join(said))
 
 
 def checksums(*places) -> dict:
