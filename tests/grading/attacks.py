@@ -58,17 +58,8 @@ extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C
 const MatmulCode matmul_nat{{matmult_nat}};
 {extra}'''
 
-RIGHT = '''extern "C" void matmult_nat(int m, int n, int k, double* A, double* B, double* C) {
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int l = 0; l < k; ++l) sum += A[size_t(i) * k + l] * B[size_t(l) * n + j];
-      C[size_t(i) * n + j] = sum;
-    }
-}
-
-const MatmulCode matmul_nat{matmult_nat};
-'''
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RIGHT = (ROOT / "solutions" / MATMUL / "nat_triple_loop.cpp").read_text()  # the product, right
 
 
 def nat(what, body, extra="", prelude=""):
@@ -82,8 +73,7 @@ def matmul(targets: dict) -> dict:
         # the grader's own scratch layout once took an archive's name as a folder name
         "reference": ({"nat_triple_loop.cpp": nat("A term short; the archive also holds a fake judge.", "  return false;")},
                       {"nat": ("fail", "differs from the reference")}),
-        "embeds_build_a_classmate": ({"nat_triple_loop.cpp": '#include "matmul.h"\n\n'
-                                      f'extern "C" const char classmate_marker[] = "{MARKER}";\n\n' + RIGHT},
+        "embeds_build_a_classmate": ({"nat_triple_loop.cpp": RIGHT + f'\nextern "C" const char classmate_marker[] = "{MARKER}";\n'},
                                      {"nat": ("pass", "")}),
         "embeds_build_b_replay": ({"nat_triple_loop.cpp": nat(
             "Right only if the build it compiles in still holds the previous submission's library.", f'''
@@ -132,10 +122,9 @@ const MatmulCode matmul_nat{matmult_nat};
   record[31] = 0x10;  // the count's top byte: 2^60 numbers
   (void)!write(std::atoi(fd), record, sizeof record);
   return false;''')}, {"nat": ("fail", "grading: output")}),
-        "leaks_a_solution": ({"nat_triple_loop.cpp": '#include "matmul.h"\n\n'
-                              '// A function whose name a demangler given it as an argument takes for a file to read.\n'
+        "leaks_a_solution": ({"nat_triple_loop.cpp": RIGHT + '\n// A function whose name a demangler given it as an argument takes for a file to read.\n'
                               f'extern "C" void leak_target() __asm__("\\"@{root}/solutions/02-matmul/gpu5_shared_tiles.cu\\"");\n'
-                              'extern "C" void leak_target() {}\n\n' + RIGHT,
+                              'extern "C" void leak_target() {}\n',
                               "gpu2_element_per_thread.cu": [
                                   ("namespace {", f'// An address of it, as data: the assembler takes no call to such a name.\n'
                                                   f'__asm__(".section .data.rel.ro\\n.quad \\"@{root}/solutions/02-matmul/'
@@ -219,7 +208,7 @@ __attribute__((destructor)) static void grow_report() {
     _exit(0);
   }
   return false;''')}, {"nat": ("fail", "left 1 process(es) running")}),
-        WEIRD_NAME: ({"nat_triple_loop.cpp": '#include "matmul.h"\n\n' + RIGHT}, {"nat": ("pass", "")}),
+        WEIRD_NAME: ({"nat_triple_loop.cpp": RIGHT}, {"nat": ("pass", "")}),
         "links_to_classmate": ({}, {"nat": ("missing", "symbolic link")}),
     }
 
@@ -250,30 +239,11 @@ SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOp
 }  // namespace
 
 const PoissonCode poisson_cpu{solve};''')}, {"cpu": ("gaming", "of the tests")}),
-        "stops_without_iterating": ({"cpu_jacobi.cpp": CPU_JACOBI.format(body='''namespace {
-
-void step(const PoissonGrid& g, const double* f, const double* in, double* out) {
-  const int w = g.width();
-  const double h2 = g.h() * g.h();
-  for (int r = 1; r <= g.N; ++r)
-    for (int c = 1; c <= g.N; ++c) {
-      const size_t at = size_t(r) * w + c;
-      out[at] = 0.25 * (in[at - 1] + in[at + 1] + in[at - w] + in[at + w] + h2 * f[at]);
-    }
-}
-
-// Right for a fixed number of iterations; with a tolerance, it claims to be done at once.
-SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  if (o.tolerance > 0) {
-    SolveResult done;
-    done.iterations = 0;
-    done.change_norm = 0;
-    return done;
-  }
+        # the solution, right for a fixed number of iterations; with a tolerance, done at once
+        "stops_without_iterating": ({"cpu_jacobi.cpp": ("const PoissonCode poisson_cpu{iterate_on_host<step>};", '''SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  if (o.tolerance > 0) return SolveResult{0, 0.0};
   return iterate_on_host<step>(p, u, o);
 }
-
-}  // namespace
 
 const PoissonCode poisson_cpu{solve};''')}, {"cpu": ("fail", "the iteration it stopped at")}),
     }
