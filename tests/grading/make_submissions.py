@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Writes the synthetic submissions that tests/grading/test_grader.py grades: each one a copy of
-solutions/ as a student's exercises/ folder, with one mistake (or none) planted in chapter
-02-matmul. EXPECTED says, per submission and stage, the status the grader must report and a
-piece of its message; the stages not named must pass (or be skipped without a GPU).
+"""Writes the synthetic submissions that tests/grading/test_grader.py grades, as students'
+exercises/ folders of chapter 02-matmul, each with one mistake (or none) planted in a solution's
+file: all_correct and wrong_stage hold every stage file (the other stages must pass, or be
+skipped without a GPU); the others only the files they change (the other stages are missing).
+EXPECTED says, per submission and stage, the status the grader must report and a piece of its
+message.
 
-The hostile ones (hostile()) attack the grader itself. Each is nat_triple_loop.cpp alone (gpu1_one_thread.cu for the
-launch counter; its other stages are missing) with its attack: its product is right only if the attack gets through, so a blocked
-attack leaves a failing stage; the ones the grader can see get the status gaming. TARGETS names
-what they aim at: another submission's file, the checkout, the grading build, a port on the
-host's loopback that test_grader.py listens on.
+The hostile ones (hostile() here, the second round in attacks.py) attack the grader itself. Each
+is nat_triple_loop.cpp alone (gpu1_one_thread.cu for the launch counter) with its attack: its
+product is right only if the attack gets through, so a blocked attack leaves a failing stage;
+the ones the grader can see get the status gaming. TARGETS names what they aim at: another
+submission's file, the checkout, the grading build, a port on the host's loopback that
+test_grader.py listens on (and attacks.py's).
 
 usage: make_submissions.py OUT_DIR
 """
@@ -284,7 +287,7 @@ SUBMISSIONS = {
     "cublas_in_gpu2": ({"gpu2_element_per_thread.cu": CUBLAS_GPU2}, {"gpu2": ("gaming", "calls cublas")}),
     "computes_on_host": ({"gpu1_one_thread.cu": HOST_GPU1}, {"gpu1": ("gpu-gaming", "computes on the host")}),
     "caches_results": ({"nat_triple_loop.cpp": CACHING_NAT}, {"nat": ("gaming", "hands back an earlier result")}),
-    "borrows_code": ({"nat_triple_loop.cpp": OPENBLAS_NAT,
+    "borrows_code": ({"nat_triple_loop.cpp": OPENBLAS_NAT, "gpu2_element_per_thread.cu": [],
                       "gpu5_shared_tiles.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
                                   "{\n  matmult_gpu2(m, n, k, A, B, C);  // gpu2's work, handed in as gpu5's\n}\n\n"
                                   "const MatmulCode matmul_gpu5")},
@@ -293,6 +296,7 @@ SUBMISSIONS = {
 }
 ARCHIVED = "all_correct"  # this one is handed in as a .tar.gz
 CLONED = "wrong_stage"  # this one as a clone of the course: the grader must not take its solutions/
+FULL = (ARCHIVED, CLONED)  # these two hold every stage file; the others only the files they change
 UNREADABLE = "late_submission"  # a .rar: a format the grader does not read, and must report
 
 
@@ -302,7 +306,8 @@ def every_submission(targets=None) -> dict:
 
 
 def edit_file(path: pathlib.Path, edit) -> None:
-    """EDIT: the file's whole new text, or (old, new) or a list of them, applied to solutions/'s file."""
+    """EDIT: the file's whole new text, or (old, new) or a list of them (none: the file as it is)
+    applied to solutions/'s file."""
     if isinstance(edit, str):
         path.write_text(edit)
         return
@@ -330,7 +335,10 @@ def write(out: pathlib.Path, targets=None) -> None:
     write_alone(out, alone, MATMUL)  # the attacked file alone (its other stages are missing): quicker to grade
     for name, (edits, _) in SUBMISSIONS.items():
         course = out / (name + ".src" if name == ARCHIVED else name)
-        shutil.copytree(ROOT / "solutions", course / "exercises")
+        if name in FULL:
+            shutil.copytree(ROOT / "solutions", course / "exercises")
+        else:
+            (course / "exercises" / MATMUL).mkdir(parents=True)
         for file, edit in edits.items():
             edit_file(course / "exercises" / MATMUL / file, edit)
         if name == "edits_tests_and_common":  # loosened checks a student hands in: ignored
