@@ -320,7 +320,7 @@ def main(argv):
             start = time.monotonic()
             try:
                 sub = submission.load(path, name, grader.files, every_file, scratch / "unpacked" / str(number))
-            except submission.SubmissionError as e:  # still a row per stage: no student drops out of the report
+            except (submission.SubmissionError, OSError) as e:  # still a row per stage: no student drops out of the report
                 progress(f"[{number}/{len(entries)}] {name}: {e}")
                 rows += [dict(grader.new_row(name, s), status="missing", message=f"could not read the submission: {e}")
                          for s in graded]
