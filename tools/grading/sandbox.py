@@ -215,6 +215,8 @@ class Sandbox:
         if not self.active:
             return f"NO SANDBOX: the submissions' code ran with the grader's rights ({self.why_not})"
         user = (f"users {STUDENT_UID} and {JUDGE_UID} (the judge)" if self.switch_user
+                else "root, as nobody in a user namespace (user 65534 cannot read the checkout: root's files "
+                     "and the monitor's pipe are readable inside)" if self.root
                 else "the grader's user, as nobody in a user namespace")
         if self.cgroups:
             limits = (f"{self.memory / (1 << 30):.1f} GiB of memory and {self.processes} processes per sandbox "
@@ -240,11 +242,12 @@ class Sandbox:
         if not self.switch_user:
             args += ["--unshare-user", "--uid", str(STUDENT_UID), "--gid", str(STUDENT_UID), "--disable-userns"]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for place, size in (("/dev/shm", SHM_BYTES), ("/tmp", TMP_BYTES)):  # anyone's to write, as usual
-            args += ["--perms", "1777", "--size", str(size), "--tmpfs", place]
         for device in sorted(glob.glob("/dev/nvidia*")):
             args += ["--dev-bind", device, device]
-        emptied = []  # the places replaced by an empty folder, where a mount point's parents must be made
+        scratch = [pathlib.Path("/dev/shm"), pathlib.Path("/tmp")]  # anyone's to write, as usual, of a fixed size
+        for place, size in zip(scratch, (SHM_BYTES, TMP_BYTES)):
+            args += ["--perms", "1777", "--size", str(size), "--tmpfs", str(place)]
+        emptied = list(scratch)  # the places replaced by an empty folder, where a mount point's parents must be made
 
         def empty(place):
             emptied.append(pathlib.Path(place))
@@ -285,6 +288,8 @@ class Sandbox:
             args += bind("--ro-bind", folder)
         for folder in view.writable:
             args += bind("--bind", folder)
+        for place in emptied[len(scratch):]:  # the emptied places stay empty (the mounts in them keep their own mode)
+            args += ["--remount-ro", str(place)]
         args += ["--chdir", str(cwd), "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
         kept = {k: v for k, v in os.environ.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
         for name, value in {**kept, **MPI_SETTINGS, **env}.items():
