@@ -291,7 +291,7 @@ SUBMISSIONS = {
                       "gpu5_shared_tiles.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
                                   "{\n  matmult_gpu2(m, n, k, A, B, C);  // gpu2's work, handed in as gpu5's\n}\n\n"
                                   "const MatmulCode matmul_gpu5")},
-                     {"nat": ("gaming", "calls openblas (cblas_dgemm)"),
+                     {"nat": ("gaming", "calls openblas (cblas_dgemm)"), "gpu2": ("pass", ""),
                       "gpu5": ("gaming", "calls matmult_gpu2 of 02-matmul/gpu2_element_per_thread.cu")}),
 }
 ARCHIVED = "all_correct"  # this one is handed in as a .tar.gz
