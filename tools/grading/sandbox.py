@@ -263,23 +263,25 @@ class Sandbox:
         for place in PRIVATE:
             if os.path.isdir(place) and not os.path.islink(place):
                 args += empty(place)
-        for path in self.hidden:
-            if ROOT.is_relative_to(path) or self.build.is_relative_to(path):
-                continue  # a folder around the checkout: hidden by the empty places above, where it can be
-            if path.is_dir():
-                args += empty(path)
-            elif path.exists():
-                args += ["--ro-bind", "/dev/null", str(path)]
         for socket in self.sockets:
             args += ["--ro-bind-try", "/dev/null", socket]
         args += empty(ROOT)  # the checkout, but for what the build needs
-        for name in VISIBLE:
-            if (ROOT / name).exists():
-                args += bind("--ro-bind", ROOT / name)
+        shown = [ROOT / name for name in VISIBLE if (ROOT / name).exists()]
+        for place in shown:
+            args += bind("--ro-bind", place)
         if view.build != "hidden":
             args += bind("--bind" if view.build == "rw" else "--ro-bind", self.build)
         else:
             args += empty(self.build)
+        for path in self.hidden:
+            if ROOT.is_relative_to(path) or self.build.is_relative_to(path):
+                continue  # a folder around the checkout: hidden by the empty places above, where it can be
+            if path.is_relative_to(ROOT) and not any(path.is_relative_to(p) for p in shown + [self.build]):
+                continue  # in the checkout, outside what it shows: not there already
+            if path.is_dir():
+                args += empty(path)
+            elif path.exists():
+                args += ["--ro-bind", "/dev/null", str(path)]
         # the Python that runs Meson, the tools and the monitor, and its virtual environment, where
         # they live in a hidden place (a home, pyenv, conda, the checkout's .venv): read-only
         for prefix in dict.fromkeys(os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)):
