@@ -284,8 +284,9 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", str(path)]
         # the Python that runs Meson, the tools and the monitor, and its virtual environment, where
         # they live in a hidden place (a home, pyenv, conda, the checkout's .venv): read-only
-        for prefix in dict.fromkeys(os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)):
-            args += bind("--ro-bind", prefix)
+        for prefix in dict.fromkeys((sys.base_prefix, sys.prefix)):  # where they are, and where they are named
+            for place in dict.fromkeys((os.path.realpath(prefix), os.path.abspath(prefix))):
+                args += bind("--ro-bind", os.path.realpath(prefix), place)
         for folder in (self.own.name, *view.readable):
             args += bind("--ro-bind", folder)
         for folder in view.writable:
