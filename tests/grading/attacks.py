@@ -21,6 +21,7 @@ WEIRD_NAME = "escapes\x1b[2J\x1b]0;owned\x07\rname\n"  # terminal escapes, a bel
 # A nat_triple_loop.cpp whose product is right only if attack_worked() says so: blocked, it drops a term.
 NAT = '''#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -167,6 +168,7 @@ __attribute__((destructor)) static void grow_report() {
     const pid_t child = fork();
     if (child < 0) return false;
     if (child == 0) {
+      prctl(PR_SET_NAME, "tut-lingerer");  // the name test_grader.py looks for afterwards
       sleep(30);
       _exit(0);
     }
@@ -204,6 +206,7 @@ __attribute__((destructor)) static void grow_report() {
   static bool forked = false;
   if (!forked && (forked = true) && fork() == 0) {
     setsid();
+    prctl(PR_SET_NAME, "tut-lingerer");
     sleep(600);
     _exit(0);
   }
