@@ -53,7 +53,6 @@ import csv
 import os
 import pathlib
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -135,8 +134,10 @@ def read_targets():
     return targets, may_call
 
 
-def have_gpu(build) -> bool:  # the instructor's own program, outside the sandbox
-    return subprocess.run([str(build / "chapters" / "00-device" / "device_info")], capture_output=True).returncode == 0
+def have_gpu(build, box) -> bool:
+    """Whether the instructor's device_info finds a GPU. In the sandbox too: the driver then keeps
+    its cache (~/.nv) in the sandbox's home, and nothing the grader runs uses the GPU outside it."""
+    return box.run([str(build / "chapters" / "00-device" / "device_info")], build, limit=60).code == 0
 
 
 class Grader:
@@ -180,7 +181,7 @@ class Grader:
         tripped = {f: why for f, why in self.foreign_calls(set(self.files)).items() if why}
         if tripped:
             sys.exit(f"grade.py: the solutions trip the gaming checks (targets.csv's may_call?): {tripped}")
-        self.gpu = have_gpu(self.args.build)
+        self.gpu = have_gpu(self.args.build, self.box)
         if not self.gpu:
             return
         progress("reference: the solutions' GPU stages, for the launch counts")

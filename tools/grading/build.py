@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from chapters import ROOT, tool
 from .sandbox import View
@@ -93,8 +94,10 @@ class GradingBuild:
             if not target.is_file() or target.is_symlink() or target.read_bytes() != data:
                 write_slot(name, data, placed=False)
         if not (self.build / "build.ninja").exists():
-            done = subprocess.run([tool("meson"), "setup", str(self.build), "-Dkernels=submission"], cwd=ROOT,
-                                  capture_output=True, text=True)
+            # Meson's CUDA check runs a program: its driver cache goes to a scratch folder, not ~/.nv
+            with tempfile.TemporaryDirectory(prefix="cuda-cache-") as cache:
+                done = subprocess.run([tool("meson"), "setup", str(self.build), "-Dkernels=submission"], cwd=ROOT,
+                                      capture_output=True, text=True, env={**os.environ, "CUDA_CACHE_PATH": cache})
             if done.returncode != 0:
                 raise BuildError(f"meson setup {self.build} -Dkernels=submission failed:\n"
                                  f"{done.stdout[-3000:]}{done.stderr[-2000:]}")
