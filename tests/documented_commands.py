@@ -16,7 +16,8 @@ What counts as a command, in the Markdown:
   is copied in, as a student who got it right would leave it.
 - Exit 77 is a program saying it needs a GPU (or two): counted as skipped, with its reason.
 A command must otherwise exit 0. No command may change a file in exercises/ (only the "edit"
-turns do), and each document starts from the pristine exercises/.
+turns do), nor any other committed file (a plot over a committed picture, say), and each
+document starts from the pristine exercises/.
 
 The shell is the one the README's quick start leaves: its .venv/ active. $SUBMISSIONS, which
 the Grading section uses, is a folder of two students' work: alice/ (the solutions/ tree, as a
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 SKIP = 77
 COMMAND_TIMEOUT = 1500  # seconds: a command may build the whole project
@@ -118,8 +120,7 @@ def activated_env(copy: pathlib.Path) -> dict:
     env.pop("PYTHONHOME", None)
     env[GUARD] = "1"
     env["SUBMISSIONS"] = str(submissions(copy))
-    if os.geteuid() == 0:  # CI runs as root, which Open MPI's mpirun refuses unless told
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    # Not OMPI_ALLOW_RUN_AS_ROOT: a lesson's mpirun line must itself work as root (CI runs so)
     return env
 
 
@@ -180,9 +181,10 @@ def verdict(command: str, comment: str, status, output: str):
 
 def run_checked(command: str, comment: str, cwd: pathlib.Path, env: dict, label: str, log: list):
     """Runs COMMAND and logs its verdict under LABEL: (1 if it failed else 0, where it left the shell)."""
+    start = time.monotonic()
     status, output, cwd = run(command, cwd, env)
     result, why = verdict(command, comment, status, output)
-    log.append(f"  {result:<8} {label}: {command}" + (f"  ({why})" if why else ""))
+    log.append(f"  {result:<8} {label}: {command}  [{time.monotonic() - start:.0f} s]" + (f"  ({why})" if why else ""))
     if result == "FAILED":
         log.append("    " + "\n    ".join(output.strip().splitlines()[-25:]))
     return int(result == "FAILED"), cwd
@@ -216,7 +218,19 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
             failures += 1
             log.append(f"  FAILED   {where}: the command changed the student's exercises/ ({', '.join(changed)})")
             expected = now
+        committed = changed_committed_files(copy)
+        if committed:
+            failures += 1
+            log.append(f"  FAILED   {where}: the command changed committed files ({', '.join(committed)})")
+            subprocess.run(["git", "-C", str(copy), "checkout", "--", *committed], check=True, capture_output=True)
     return failures
+
+
+def changed_committed_files(copy: pathlib.Path) -> list:
+    """The files of the scratch copy's commit that differ now, outside exercises/ (checked above)."""
+    done = subprocess.run(["git", "-C", str(copy), "diff", "--name-only", "-z"], capture_output=True, text=True,
+                          check=True)
+    return [n for n in done.stdout.split("\0") if n and not n.startswith("exercises/")]
 
 
 # The student's loop as an exercise's header gives it: its test: line fails naming the file on

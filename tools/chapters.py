@@ -123,8 +123,9 @@ def main(argv) -> int:
     parser.add_argument("folder", nargs="?")
     parser.add_argument("side", nargs="?", help="cpu, gpu, multigpu, acc or mpi; for show: the selection")
     parser.add_argument("--list", dest="family")
-    parser.add_argument("--timed", action="store_true")
-    parser.add_argument("--untimed", action="store_true")
+    timing = parser.add_mutually_exclusive_group()  # both would list nothing
+    timing.add_argument("--timed", action="store_true")
+    timing.add_argument("--untimed", action="store_true")
     args = parser.parse_args(argv)
     known = read_chapters()
     if args.what == "chapters":

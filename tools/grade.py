@@ -72,6 +72,7 @@ def usage_error(message: str):
 
 def parse(argv):
     parser = argparse.ArgumentParser(add_help=False)
+    parser.error = usage_error  # one line, not argparse's usage (--chapter without its value, say)
     parser.add_argument("submissions", nargs="*")
     parser.add_argument("--chapter", action="append", default=[])
     parser.add_argument("--out", default="grading-report")

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Plots and tables for chapter 00-device, from the CSVs of tools/bench_device.sh.
 
-Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown]
-  PREFIX_bandwidth.csv -> PREFIX_bandwidth.png   GB/s against copy size, one line per kind
-  PREFIX_peak.csv      -> PREFIX_roofline.png    attainable GFLOP/s against arithmetic intensity,
+Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown] [--out DIR]
+  PREFIX_bandwidth.csv -> DIR/NAME_bandwidth.png GB/s against copy size, one line per kind
+  PREFIX_peak.csv      -> DIR/NAME_roofline.png attainable GFLOP/s against arithmetic intensity,
                                                  with the heat stages of HEAT.csv placed on it
   --markdown  print the ceilings, the largest-size bandwidths and selected properties as tables
+  --out DIR   where the pictures go (default plots/), NAME being PREFIX's last part;
+              --out chapters/NN-.../results redraws the committed ones
 """
-from plotting import load, log_axes, prefix_parser, pyplot, run, save
+from plotting import load, log_axes, pictures, prefix_parser, pyplot, run, save
 
 
 def plot_bandwidth(rows, out):
@@ -83,8 +85,9 @@ def main(argv):
     if args.markdown:
         markdown(prefix)
         return 0
-    plot_bandwidth(load(prefix + "_bandwidth.csv"), prefix + "_bandwidth.png")
-    plot_roofline(load(prefix + "_peak.csv"), heat, prefix + "_roofline.png")
+    to = pictures(args)
+    plot_bandwidth(load(prefix + "_bandwidth.csv"), to + "_bandwidth.png")
+    plot_roofline(load(prefix + "_peak.csv"), heat, to + "_roofline.png")
     return 0
 
 

@@ -2,20 +2,22 @@
 """Plot and tables for chapter 05-four-steps, from tools/bench_four_steps.sh's CSV and
 tools/profile_four_steps.sh's profile.
 
-Usage: plot_four_steps.py PREFIX [--markdown]
-  PREFIX_four_steps.csv      -> PREFIX_four_steps.png   cell updates per second, CPU and GPU, step by step
+Usage: plot_four_steps.py PREFIX [--markdown] [--out DIR]
+  PREFIX_four_steps.csv      -> DIR/NAME_four_steps.png cell updates per second, CPU and GPU, step by step
                                                       (and OpenACC, where the run had its stages)
   PREFIX_four_steps_ncu.csv  (if there) the profile table, with --markdown
   PREFIX_four_steps_mpi.csv and PREFIX_four_steps_openmp.csv (if there; alone for a CPU machine)
                              the MPI stage against OpenMP alone, with --markdown
   --markdown                 print the lesson's tables instead of plotting
+  --out DIR                  where the pictures go (default plots/), NAME being PREFIX's last part;
+                             --out chapters/NN-.../results redraws the committed ones
 """
 import functools
 import os
 import re
 
 import chapters
-from plotting import busiest, load, prefix_parser, pyplot, read_lines, run, save
+from plotting import busiest, load, pictures, prefix_parser, pyplot, read_lines, run, save
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
     "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
@@ -207,7 +209,7 @@ def main(argv):
             print()
             mpi_table(prefix)
     else:
-        plot(rows, prefix + "_four_steps.png")
+        plot(rows, pictures(args) + "_four_steps.png")
     return 0
 
 

@@ -12,7 +12,7 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
   --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
               stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
-from plotting import Parser, busiest, load, ncu_profiles, pyplot, run, save
+from plotting import Parser, busiest, load, ncu_profiles, png, pyplot, run, save
 
 
 def number(text, digits):
@@ -142,7 +142,7 @@ def plot(files, out):
 def main(argv):
     parser = Parser(__doc__)
     parser.add_argument("paths", nargs="*", metavar="RESULT.csv")
-    parser.add_argument("--png", metavar="OUT.png")
+    parser.add_argument("--png", metavar="OUT.png", type=png)
     parser.add_argument("--ncu", metavar="NCU.csv")
     for flag in ("--markdown", "--sweep", "--variants"):
         parser.add_argument(flag, action="store_true")
@@ -150,6 +150,8 @@ def main(argv):
     paths = args.paths
     if not paths:
         parser.error("--ncu NCU.csv needs the tour's TOUR_512.csv too" if args.ncu else "no RESULT.csv given")
+    if not (args.ncu or args.png or args.markdown or args.sweep or args.variants):
+        parser.error("nothing to do: give --markdown, --png OUT.png, --sweep, --variants or --ncu NCU.csv")
     if args.ncu:
         ncu_table(args.ncu, paths[0])
         return 0

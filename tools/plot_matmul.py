@@ -16,7 +16,7 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
 import functools
 
 import chapters
-from plotting import InputError, Parser, busiest, load, log_axes, ncu_profiles, pyplot, run, save
+from plotting import InputError, Parser, busiest, load, log_axes, ncu_profiles, png, pyplot, run, save
 
 
 def plotted(rows):
@@ -204,7 +204,7 @@ def timeline(path, out):
 def main(argv):
     parser = Parser(__doc__)
     parser.add_argument("result", nargs="?", metavar="RESULT.csv")
-    parser.add_argument("--png", metavar="OUT.png")
+    parser.add_argument("--png", metavar="OUT.png", type=png)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--ncu", metavar="PROFILE.csv")
     parser.add_argument("--timeline", metavar="TIMELINE.csv")
@@ -216,6 +216,8 @@ def main(argv):
         return 0
     if not args.result and not args.ncu:
         parser.error("give RESULT.csv, --ncu PROFILE.csv, or both")
+    if args.result and not (args.markdown or args.png):
+        parser.error("nothing to do with RESULT.csv: give --markdown, --png OUT.png or both")
     if args.ncu:
         ncu_table(args.ncu)
         if not args.result:

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Plots and tables for chapter 04-particle-mesh, from tools/bench_pm.sh's CSVs.
 
-Usage: plot_pm.py PREFIX [--markdown]
-  PREFIX_part2data_sizes.csv -> PREFIX_part2data.png   GB/s at 16 B/particle against the count
-  PREFIX_strips.csv          -> PREFIX_strips.png      % of copy against the strip length (the stage
+Usage: plot_pm.py PREFIX [--markdown] [--out DIR]
+  PREFIX_part2data_sizes.csv -> DIR/NAME_part2data.png GB/s at 16 B/particle against the count
+  PREFIX_strips.csv          -> DIR/NAME_strips.png  % of copy against the strip length (the stage
                                                       chapters.list's strip_sweep names)
-  PREFIX_transfers.csv       -> PREFIX_transfers.png   the cost of getting the data there and back
+  PREFIX_transfers.csv       -> DIR/NAME_transfers.png the cost of getting the data there and back
   --markdown                 print the lesson's tables instead (also from PREFIX_ncu_*.csv)
+  --out DIR                  where the pictures go (default plots/), NAME being PREFIX's last part;
+                             --out chapters/NN-.../results redraws the committed ones
 """
 import csv
 import io
@@ -125,10 +127,10 @@ def markdown(prefix):
                   f"{k['dram__bytes_write.sum'] / 1e6:.0f} |")
 
 
-def plots(prefix):
-    plot_part2data(load(f"{prefix}_part2data_sizes.csv"), f"{prefix}_part2data.png")
-    plot_strips(load(f"{prefix}_strips.csv"), f"{prefix}_strips.png")
-    plot_transfers(load(f"{prefix}_transfers.csv"), f"{prefix}_transfers.png")
+def plots(prefix, to):
+    plot_part2data(load(f"{prefix}_part2data_sizes.csv"), f"{to}_part2data.png")
+    plot_strips(load(f"{prefix}_strips.csv"), f"{to}_strips.png")
+    plot_transfers(load(f"{prefix}_transfers.csv"), f"{to}_transfers.png")
 
 
 if __name__ == "__main__":

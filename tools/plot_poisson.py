@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Plots and tables for chapter 03-poisson, from tools/bench_poisson.sh's CSVs.
 
-Usage: plot_poisson.py PREFIX [--markdown]
-  PREFIX_sizes.csv    -> PREFIX_sizes.png     lattice updates per second against N, per stage
-  PREFIX_depths.csv   -> PREFIX_depths.png    gpu4 and gpu5 against the depth (--depth), per N
-  PREFIX_scaling.csv  -> PREFIX_scaling.png   multi and nccl on 1, 2, 4 GPUs: speed-up and efficiency
+Usage: plot_poisson.py PREFIX [--markdown] [--out DIR]
+  PREFIX_sizes.csv    -> DIR/NAME_sizes.png lattice updates per second against N, per stage
+  PREFIX_depths.csv   -> DIR/NAME_depths.png gpu4 and gpu5 against the depth (--depth), per N
+  PREFIX_scaling.csv  -> DIR/NAME_scaling.png multi and nccl on 1, 2, 4 GPUs: speed-up and efficiency
                                               (if the run had more than one GPU)
-  PREFIX_radiator.pgm -> PREFIX_radiator.png  the solution, if the PGM is there
+  PREFIX_radiator.pgm -> DIR/NAME_radiator.png the solution, if the PGM is there
   --markdown          print the tables of the lesson instead
+  --out DIR           where the pictures go (default plots/), NAME being PREFIX's last part;
+                      --out chapters/NN-.../results redraws the committed ones
 """
 import os
 
@@ -119,15 +121,15 @@ def markdown(prefix):
     print()
 
 
-def plots(prefix):
-    plot_sizes(load(prefix + "_sizes.csv"), prefix + "_sizes.png")
+def plots(prefix, to):
+    plot_sizes(load(prefix + "_sizes.csv"), to + "_sizes.png")
     if os.path.exists(prefix + "_depths.csv"):
-        plot_depths(load(prefix + "_depths.csv"), prefix + "_depths.png")
+        plot_depths(load(prefix + "_depths.csv"), to + "_depths.png")
     scaling = load(prefix + "_scaling.csv")
     if max(int(r["gpus"]) for r in scaling) > 1:
-        plot_scaling(scaling, prefix + "_scaling.png")
+        plot_scaling(scaling, to + "_scaling.png")
     if os.path.exists(prefix + "_radiator.pgm"):
-        pgm_to_png(prefix + "_radiator.pgm", prefix + "_radiator.png")
+        pgm_to_png(prefix + "_radiator.pgm", to + "_radiator.png")
 
 
 if __name__ == "__main__":

@@ -26,20 +26,49 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def folder(value):
+    """An --out folder: not empty (an unset variable?), not a file."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("the folder is empty (an unset variable?)")
+    if os.path.exists(value) and not os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"{value} is a file, not a folder")
+    return value
+
+
+def png(value):
+    """A picture to write: a name ending in .png, not a folder."""
+    if not value.endswith(".png") or os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a file name ending in .png")
+    return value
+
+
 def prefix_parser(doc) -> Parser:
-    """The command line of a chapter's plot script that reads PREFIX_*.csv: PREFIX [--markdown]."""
+    """The command line of a chapter's plot script that reads PREFIX_*.csv: PREFIX [--markdown]
+    [--out DIR]. The pictures go to DIR (default plots/, which git ignores), so that running a
+    lesson's command on committed results does not overwrite the committed pictures."""
     parser = Parser(doc)
     parser.add_argument("prefix", metavar="PREFIX")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--out", metavar="DIR", default="plots", type=folder)
     return parser
+
+
+def pictures(args) -> str:
+    """The prefix of the pictures' names: DIR/NAME for PREFIX .../NAME (DIR made if need be)."""
+    os.makedirs(args.out, exist_ok=True)
+    return os.path.join(args.out, os.path.basename(args.prefix))
 
 
 def run_prefix_tool(doc, markdown, plots):
     """The whole command line of a chapter's plot script that reads PREFIX_*.csv: PREFIX --markdown
-    prints the lesson's tables, markdown(PREFIX); PREFIX alone draws the pictures, plots(PREFIX)."""
+    prints the lesson's tables, markdown(PREFIX); PREFIX alone draws the pictures,
+    plots(PREFIX, pictures' prefix)."""
     def main(argv):
         args = prefix_parser(doc).parse_args(argv)
-        (markdown if args.markdown else plots)(args.prefix)
+        if args.markdown:
+            markdown(args.prefix)
+        else:
+            plots(args.prefix, pictures(args))
         return 0
     run(main)
 
@@ -93,7 +122,11 @@ def copy_gbps(row):
 
 
 def pyplot():
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("matplotlib is missing: activate the project's venv first"
+                         " (source .venv/bin/activate; tools/install_deps.sh makes it)") from None
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
     return plt

@@ -105,7 +105,25 @@ int bench_main(int argc, const char* const* argv) {
                "host arrays page-locked (cudaHostRegister): host to host at the pinned rate, no overlap");
   cli.add_format(&format);
   cli.parse(argc, argv);
+  if (min_n > max_n) throw tut::UsageError("--min-n " + std::to_string(min_n) + " is above --max-n " + std::to_string(max_n));
   const std::vector<Timed> asked = select_types(type_list, timed_types());
+  std::vector<Shape> shapes;
+  for (int s = min_n; s <= max_n; s *= 2) shapes.push_back({s, s, s});
+  for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
+    if (std::max({s.m, s.n, s.k}) <= max_n && !square_only) shapes.push_back(s);
+  // nat and gpu1 stop at their own largest size (one core, one thread: minutes beyond it).
+  const auto runs_at = [&](const Timed& type, const Shape& sh) {
+    const int largest = std::max({sh.m, sh.n, sh.k});
+    const std::string name = type.name;
+    return !((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max));
+  };
+  const bool any_runs = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& sh) {
+    return std::any_of(asked.begin(), asked.end(), [&](const Timed& t) { return runs_at(t, sh); });
+  });
+  if (!any_runs)  // nat past --nat-max, say: an empty table would look like a success
+    throw tut::UsageError("no type asked for runs at any size asked for (nat stops at --nat-max " +
+                          std::to_string(nat_max) + ", gpu1 at --gpu1-max " + std::to_string(gpu1_max) + ")");
+
   // Without a GPU the CPU types still run; the GPU types (and the FP64 ceiling) are left out.
   const tut::DeviceInfo device = tut::find_device();
   std::vector<Timed> types;
@@ -120,11 +138,6 @@ int bench_main(int argc, const char* const* argv) {
   if (!device.usable)
     std::cerr << "matmul_bench: no GPU, so only the CPU types run" << (skipped.empty() ? "" : " (not run: " + skipped + ")")
               << " and no FP64 ceiling is measured: " << device.why_not << "\n";
-
-  std::vector<Shape> shapes;
-  for (int s = min_n; s <= max_n; s *= 2) shapes.push_back({s, s, s});
-  for (const Shape& s : {Shape{1000, 3000, 500}, Shape{2017, 1031, 997}, Shape{4096, 4096, 64}, Shape{64, 4096, 4096}})
-    if (std::max({s.m, s.n, s.k}) <= max_n && !square_only) shapes.push_back(s);
 
   tut::Table table(tut::with_ceiling({{"type", "type", ""}, {"m", "m", "", "%.0f"}, {"n", "n", "", "%.0f"}, {"k", "k", "", "%.0f"},
                     {"host_ms", "host to host", "ms", "%.3f"}, {"host_gflops", "host to host", "GFLOP/s", "%.2f"},
@@ -144,12 +157,6 @@ int bench_main(int argc, const char* const* argv) {
                    std::to_string(std::lround(tut::theoretical_figures(device.id).fp64_tensor_gflops)));
     CUDA_CHECK(cudaStreamCreate(&stream));
   }
-  // nat and gpu1 stop at their own largest size (one core, one thread: minutes beyond it).
-  const auto runs_at = [&](const Timed& type, const Shape& sh) {
-    const int largest = std::max({sh.m, sh.n, sh.k});
-    const std::string name = type.name;
-    return !((name == "nat" && largest > nat_max) || (name == "gpu1" && largest > gpu1_max));
-  };
   std::set<std::string> unable;  // types that said why they cannot run here (said once)
   bool all_ok = true;
   for (const Shape& sh : shapes) {

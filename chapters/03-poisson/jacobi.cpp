@@ -139,14 +139,14 @@ int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const size_t cells = size_t(o.N + 2) * (o.N + 2);  // the source, the initial field, the solution, a spare
   tut::require_host_memory(4 * cells * sizeof(double), "an N = " + std::to_string(o.N) + " grid (four fields on the host)");
-  const PoissonProblem problem = radiator_problem(o.N);
   tut::DeviceInfo device;
   int gpus = 0;
-  if (o.stage->on_device()) {
+  if (o.stage->on_device()) {  // before the host fields are made: gigabytes, at the sizes the lesson runs
     device = tut::require_device();
     CUDA_CHECK(cudaGetDeviceCount(&gpus));
-    tut::require_device_memory(3 * problem.grid.cells() * sizeof(double), "an N = " + std::to_string(o.N) + " grid (three fields)");
+    tut::require_device_memory(3 * cells * sizeof(double), "an N = " + std::to_string(o.N) + " grid (three fields)");
   }
+  const PoissonProblem problem = radiator_problem(o.N);
   const int parts = o.parts ? o.parts : std::max(gpus, 1);
   std::vector<Run> runs;
   std::vector<double> u = problem.u0;

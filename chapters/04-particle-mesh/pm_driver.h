@@ -16,6 +16,10 @@ inline double note_device_and_ceiling(tut::Table& table, const tut::DeviceInfo& 
   return device.usable ? tut::note_copy_ceiling(table) : 0;
 }
 
+// The check column of the cpu stage: the other stages are checked against it, and it by its own
+// test alone (an unsolved skeleton of it, compared with itself, would read "ok").
+inline constexpr const char* kReferenceNotChecked = "reference (its test checks it)";
+
 inline std::string fixed(double value, int decimals) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", decimals, value);

@@ -169,8 +169,15 @@ int main(int argc, char** argv) try {
       if (!ok) std::cerr << "vortex: stage " << s->name << " differs from ref (edit " << s->source << "): " << v.summary() << "\n";
     }
     all_ok = all_ok && ok;
+    if (!ok) {  // a wrong stage's time means nothing, and a skeleton's can take minutes
+      table.add_row().set("stage", s->name).set("what", s->idea).set("check", "FAIL (not timed)");
+      continue;
+    }
     const int steps = s == &ref && o.ref_steps ? o.ref_steps : o.steps;
-    const tut::TimingStats t = time_stage(*s, run, q0, steps, s->on_device() ? o.repeats : o.cpu_repeats);
+    const int repeats = s->on_device() ? o.repeats : o.cpu_repeats;
+    std::cerr << "vortex: timing " << s->name << ": " << steps << " steps, " << repeats  // progress: minutes on a CPU
+              << (repeats == 1 ? " run\n" : " runs\n");
+    const tut::TimingStats t = time_stage(*s, run, q0, steps, repeats);
     const double rate = double(p.mesh.cells()) * steps / (t.median_ms * 1e-3);
     if (s == &ref) ref_rate = rate;
     tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea).set("steps", steps);
@@ -180,7 +187,7 @@ int main(int argc, char** argv) try {
     if (s->on_device() && copy_gbps > 0)
       row.set_ceiling("copy at " + std::to_string(int(kLeastBytesPerCellUpdate)) + " B/cell update",
                       rate * kLeastBytesPerCellUpdate / 1e9 / copy_gbps);
-    row.set("check", ok ? "ok" : "FAIL");
+    row.set("check", "ok");
   }
   table.print(std::cout, o.format);
   return all_ok ? 0 : 1;

@@ -181,6 +181,12 @@ else:
                      lambda v, option=option: ([option, v, "--csv", "--json"], {}), parsed_all)
     print(f"{probes - len(bound_failures)} of {probes} limits and steps past them handled as expected")
     failures += bound_failures
+    # Bounds that leave nothing to run: a usage error, not an empty table and exit 0.
+    for args in (["--min-n", "1024", "--max-n", "64", "--types", "nat"], ["--min-n", "1024", "--types", "nat", "--square"]):
+        r = subprocess.run([bench, *args], capture_output=True, text=True, timeout=120)
+        if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or "matmul_bench: error: " not in r.stderr:
+            failures.append(f"matmul_bench {' '.join(args)}: exit {r.returncode}, {r.stdout!r} {r.stderr!r} "
+                            "(expected a usage error: nothing to run)")
 
     # Without a GPU (none visible: CUDA_VISIBLE_DEVICES empty, so this holds on a GPU machine
     # too), the CPU types still run, with one line saying what was left out and why; only a

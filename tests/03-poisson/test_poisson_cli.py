@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The jacobi program's command line: bad arguments end with exit 2 and one stderr line;
 --help works, with one usage line; each bounded argument and option accepts its limits and
-refuses one step past each; a CPU run prints its table and writes a PGM image (no GPU needed)."""
+refuses one step past each; a GPU stage without a GPU exits 77 before it makes its fields; a CPU
+run prints its table and writes a PGM image (no GPU needed)."""
 import math
 import os
 import pathlib
@@ -26,6 +27,17 @@ for args in (["no_such_stage", "10", "10"], ["cpu", "0", "10"], ["cpu", "10", "-
     lines = r.stderr.strip().splitlines()
     if r.returncode != 2 or len(lines) != 1 or not lines[0].startswith("jacobi: error: "):
         failures.append(f"{args}: exit {r.returncode}, stderr {r.stderr!r}")
+# A GPU stage without a GPU (none visible, so this holds on a GPU machine too): exit 77 with its
+# reason, before the host fields are made (1 GiB at N = 8192; the lesson runs 16384).
+with tempfile.TemporaryFile("w+") as said:
+    child = subprocess.Popen([jacobi, "multi", "8192", "10", "--parts", "4"], stdout=subprocess.DEVNULL, stderr=said,
+                             env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    _, status, usage = os.wait4(child.pid, 0)
+    said.seek(0)
+    peak_mib = usage.ru_maxrss / 1024
+    if os.waitstatus_to_exitcode(status) != 77 or peak_mib > 256:
+        failures.append(f"multi without a GPU: exit {os.waitstatus_to_exitcode(status)}, {peak_mib:.0f} MiB at its peak "
+                        f"(expected 77 before the fields are made), {said.read()!r}")
 shown = subprocess.run([jacobi, "--help"], capture_output=True, text=True, timeout=60)
 if shown.returncode != 0:
     failures.append("--help failed")

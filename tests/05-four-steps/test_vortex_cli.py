@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """The vortex program's command line: bad arguments end with exit 2 and one stderr line;
 --help works; each bounded option accepts its limits and refuses one step past each; a small
-CPU-only run prints its table and passes its check.
+CPU-only run prints its table and passes its check, saying on stderr which stage it times;
+VORTEX_SKELETONS (vortex built from the exercises' skeletons), where given: a stage that fails
+its check is reported and not timed.
 
-Usage: test_vortex_cli.py VORTEX
+Usage: test_vortex_cli.py VORTEX [VORTEX_SKELETONS]
 """
+import csv
+import io
 import math
 import pathlib
 import re
@@ -18,8 +22,8 @@ vortex = sys.argv[1]
 failures = []
 
 
-def run(*args):
-    return subprocess.run([vortex, *args], capture_output=True, text=True, timeout=300)
+def run(*args, program=vortex):
+    return subprocess.run([program, *args], capture_output=True, text=True, timeout=300)
 
 
 bad = (["--size", "3"], ["--size", "4x3"], ["--size", "46001"], ["--size", "abc"], ["--size", "8x"], ["--steps", "0"],
@@ -70,8 +74,14 @@ failures += limits.summary()
 
 # Every CPU stage on a mesh that is no multiple of a tile, checked against ref.
 r = run("--size", "70x37", "--steps", "2", "--check-steps", "2", "--stage", "ref,cpu0,cpu1,cpu2,cpu3,cpu4", "--csv")
-if r.returncode != 0 or r.stdout.count("\n") != 7 or "FAIL" in r.stdout:
+if r.returncode != 0 or r.stdout.count("\n") != 7 or "FAIL" in r.stdout or "vortex: timing cpu4: " not in r.stderr:
     failures.append(f"vortex CPU run: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+if len(sys.argv) > 2:  # cpu1's skeleton: checked, failed, not timed (its time would mean nothing)
+    r = run("--size", "70x37", "--steps", "2", "--check-steps", "2", "--stage", "ref,cpu1", "--csv", program=sys.argv[2])
+    rows = {row["stage"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+    if r.returncode != 1 or rows.get("cpu1", {}).get("check") != "FAIL (not timed)" or rows["cpu1"]["time_s"] \
+            or "timing cpu1" in r.stderr or "edit exercises/05-four-steps/" not in r.stderr:
+        failures.append(f"vortex with cpu1's skeleton: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
 for failure in failures:
     print("FAIL", failure)
 sys.exit(1 if failures else 0)

@@ -95,13 +95,13 @@ def processes(comm: str) -> list:
 
 def refuses_before_grading() -> list:
     """Arguments that must stop grade.py at once, with one line and exit 2: an empty path (an
-    unset variable would grade the checkout), an empty or unwritable --out or --build, and
-    --require-sandbox where there is no bubblewrap."""
+    unset variable would grade the checkout), --chapter without its value, an empty or unwritable
+    --out or --build, and --require-sandbox where there is no bubblewrap."""
     problems = []
     with tempfile.TemporaryDirectory(prefix="refused-") as scratch:
         places = ["--out", f"{scratch}/report", "--build", f"{scratch}/build"]
         solutions = str(ROOT / "solutions")
-        for args in ([""], [solutions, "--out", ""], [solutions, "--out", "/proc/no-report"],
+        for args in ([""], [solutions, "--chapter"], [solutions, "--out", ""], [solutions, "--out", "/proc/no-report"],
                      [solutions, "--build", "/proc/no-build"], [solutions, "--memory-limit", "0", *places]):
             done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args], capture_output=True,
                                   text=True, timeout=60, cwd=scratch)

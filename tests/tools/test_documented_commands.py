@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """tests/documented_commands.py must be able to fail: on a made-up lesson in a made-up
 checkout, it must flag a command that fails, a "fails" command that succeeds or prints the
-wrong message, and a command that writes to exercises/; and it must accept the rest."""
+wrong message, a command that writes to exercises/ and one that changes a committed file; and it
+must accept the rest."""
 import pathlib
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -23,6 +25,12 @@ sh -c 'echo other; exit 1'            # fails: "-> edit y" FLAG: the wrong messa
 sh -c 'exit 77'                       # a GPU program without a GPU: skipped
 cd exercises
 echo mine > a.txt                     # FLAG: writes to the student's file
+```
+
+```sh
+echo redrawn > results.png            # FLAG: over a committed picture
+echo new > plots.png                  # a new file: not committed, allowed
+grep -q picture results.png           # the harness put the committed file back
 ```
 
 Text between blocks.
@@ -47,6 +55,10 @@ with tempfile.TemporaryDirectory() as scratch:
         (copy / tree).mkdir()
         for name in ("a.txt", "b.txt"):
             (copy / tree / name).write_text(text + "\n")
+    (copy / "results.png").write_text("picture\n")
+    git = ["git", "-C", str(copy), "-c", "user.name=test", "-c", "user.email=none@localhost"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "made-up checkout"]):
+        subprocess.run(git + step, check=True, capture_output=True)
     lesson = copy / "lesson.md"
     lesson.write_text(LESSON)
     log = []

@@ -2,13 +2,16 @@
 """Every Python tool of tools/ (not grade.py and the grader's modules, tested elsewhere) answers
 bad input with one line on stderr and exit 2, never a traceback: an unknown option, an extra
 argument, an option without its value, a missing input, a binary (non-CSV) input, a CSV of other
-columns, an output it cannot write. --help prints to stdout and exits 0. make_exercises.py given
+columns, an output it cannot write, a --png that is not a .png file, nothing to do, matplotlib
+missing (the venv not active); the prefix tools' pictures go to plots/, not beside the committed
+results they read. --help prints to stdout and exits 0. make_exercises.py given
 a file without --out must not regenerate exercises/, and render_slides.py --out '' must not
 write into the repository's root.
 
 Usage: test_python_tools_cli.py [TOOLS_DIR]
   TOOLS_DIR defaults to the repository's tools/; an older copy of tools/ (git archive HEAD
   tools) shows that the test can fail."""
+import os
 import pathlib
 import random
 import shutil
@@ -25,16 +28,16 @@ OTHER_COLUMNS = "a,b\n1,2\n"  # a CSV, but not one the tool reads: its columns a
 UNWRITABLE = "/proc/nope"  # not creatable even by root (tests may run as root: chmod won't do)
 
 
-def run(tool, *args, cwd=None):
+def run(tool, *args, cwd=None, env=None):
     """In a scratch folder by default: a tool that takes '' for the current folder writes there."""
     return subprocess.run([sys.executable, str(tool), *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd or SCRATCH, timeout=120)
+                          cwd=cwd or SCRATCH, timeout=120, env=env)
 
 
-def refused(name, what, tool, *args, cwd=None, names=""):
+def refused(name, what, tool, *args, cwd=None, names="", env=None):
     """Exit 2, exactly one line on stderr, no traceback; the line NAMES what was wrong, where
     given (an ignored unknown option could otherwise pass by failing on something else)."""
-    done = run(tool, *args, cwd=cwd)
+    done = run(tool, *args, cwd=cwd, env=env)
     lines = done.stderr.strip().splitlines()
     expect(f"{name} {what}: exit 2 and one line on stderr" + (f" naming {names}" if names else "")
            + f" (exit {done.returncode}; {len(lines)} lines" + (f": {lines[-1][:150]!r})" if lines else ")"),
@@ -69,9 +72,15 @@ with tempfile.TemporaryDirectory() as scratch:
     a_file = scratch / "a_file"
     a_file.write_text("a regular file, so nothing can be created under it\n")
 
+    # Python without matplotlib (the venv not active): a package of that name that is not there
+    (scratch / "no-matplotlib" / "matplotlib").mkdir(parents=True)
+    (scratch / "no-matplotlib" / "matplotlib" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'matplotlib'\")\n")
+    NO_MATPLOTLIB = {**os.environ, "PYTHONPATH": str(scratch / "no-matplotlib")}
+
     def prefix_tool(name, inputs, first_png):
-        """A tool that reads PREFIX_<input>.csv and writes PREFIX_<...>.png (no --out option:
-        its first PNG being a folder makes the output unwritable)."""
+        """A tool that reads PREFIX_<input>.csv and writes DIR/PREFIX_<...>.png (--out DIR, by
+        default plots/ in the current folder, never beside PREFIX: those are committed pictures)."""
         tool = TOOLS / name
         helps(name, tool)
         refused(name, "with an unknown option", tool, scratch / "x", "--bogus", names="--bogus")
@@ -87,9 +96,16 @@ with tempfile.TemporaryDirectory() as scratch:
         folder = scratch / f"{name}-good"
         folder.mkdir()
         copy_results([(source, f"p{suffix}") for source, suffix in inputs], folder)
-        (folder / f"p{first_png}").mkdir()
+        refused(name, "--out ''", tool, folder / "p", "--out", "", names="--out")
+        refused(name, "--out a file", tool, folder / "p", "--out", a_file, names="--out")
+        refused(name, "without matplotlib (no venv)", tool, folder / "p", env=NO_MATPLOTLIB, names="venv")
         if HAS_MATPLOTLIB:  # it draws the figure before it writes it
-            refused(name, "with an output it cannot write", tool, folder / "p")
+            done = run(tool, folder / "p", cwd=folder)
+            expect(f"{name} PREFIX: its pictures in plots/, none beside PREFIX (exit {done.returncode})",
+                   done.returncode == 0 and (folder / "plots" / f"p{first_png}").is_file()
+                   and not list(folder.glob("*.png")))
+            (folder / "unwritable" / f"p{first_png}").mkdir(parents=True)
+            refused(name, "with an output it cannot write", tool, folder / "p", "--out", folder / "unwritable")
         return folder / "p"
 
     # --- the plot scripts ----------------------------------------------------------------------
@@ -121,6 +137,11 @@ with tempfile.TemporaryDirectory() as scratch:
         refused(name, "with a binary input CSV", tool, binary, "--markdown")
         refused(name, "with an other-columns input CSV", tool, other, "--markdown")
         refused(name, "--png (no value)", tool, RESULTS / good, "--png")
+        for what, value in (("a folder", scratch), ("a name without .png", scratch / "x"), ("''", "")):
+            refused(name, f"--png {what}", tool, RESULTS / good, "--png", value, names=".png")
+        refused(name, "with nothing to do (no --markdown, no --png)", tool, RESULTS / good, names="nothing to do")
+        refused(name, "without matplotlib (no venv)", tool, RESULTS / good, "--png", scratch / "x.png",
+                env=NO_MATPLOTLIB, names="venv")
         if HAS_MATPLOTLIB:
             refused(name, "with a --png it cannot write", tool, RESULTS / good, "--png", UNWRITABLE + ".png")
         refused(name, "with a binary --ncu CSV", tool, "--ncu", binary, RESULTS / good)
@@ -128,6 +149,10 @@ with tempfile.TemporaryDirectory() as scratch:
             RESULTS / "01-heat/results/h200_ncu_512.csv")
     refused("plot_matmul.py", "with an extra argument", TOOLS / "plot_matmul.py",
             RESULTS / "02-matmul/results/h200_matmul.csv", "extra.csv", "--markdown", names="extra.csv")
+
+    # --- chapters.py ---------------------------------------------------------------------------
+    refused("chapters.py", "stages --timed --untimed (both: nothing)", TOOLS / "chapters.py", "stages", "01-heat",
+            "--timed", "--untimed", names="--timed")
 
     # --- test_report.py ------------------------------------------------------------------------
     tool = TOOLS / "test_report.py"
