@@ -120,6 +120,7 @@ def activated_env(copy: pathlib.Path) -> dict:
     env.pop("PYTHONHOME", None)
     env[GUARD] = "1"
     env["SUBMISSIONS"] = str(submissions(copy))
+    env["MPLCONFIGDIR"] = str(copy / ".matplotlib-cache")  # the plot tools' font cache: not in the home folder
     # Not OMPI_ALLOW_RUN_AS_ROOT: a lesson's mpirun line must itself work as root (CI runs so)
     return env
 

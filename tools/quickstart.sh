@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
-say() { echo "quickstart: $*"; }
+say() { echo "quickstart: [${SECONDS} s] $*"; }
 
 say "1/3 installing what is missing (about a minute; nothing to do the second time)"
 bash tools/install_deps.sh

@@ -103,9 +103,9 @@ def main(argv: list) -> int:
     try:
         import markdown  # noqa: F401
     except ImportError:
-        print("render_slides: the Python package 'markdown' is missing "
-              "(pip install markdown, or apt-get install python3-markdown)", file=sys.stderr)
-        return 1
+        print("render_slides.py: the Python package 'markdown' is missing: activate the project's venv first "
+              "(source .venv/bin/activate; tools/install_deps.sh makes it)", file=sys.stderr)
+        return 2
     decks = sorted(SLIDES.glob("*.md"))
     decks = [d for d in decks if d.name != "README.md"]
     if not decks:

