@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Each suite on its own: that `meson test --suite S` on a fresh build passes (or skips), because
+each of its tests declares what it runs or reads.
+
+Meson builds, for `meson test --suite S`, only what S's tests declare: their programs, the
+targets among their arguments and their `depends:`. A test that runs another build output by its
+path passes in a full run and fails alone. Building a fresh tree per suite would take an hour on
+2 cores, so this check takes a build where everything is built, and for each suite hides every
+build output that S's tests do not declare (moved aside, then back), and runs S's tests with
+--no-rebuild: what they then cannot find, a fresh build of S alone would not have built.
+
+Usage: suites_alone.py BUILD_DIR [--skip TEST]...
+  --skip  a test left out of every suite's run (one that builds all it needs itself, in a
+          scratch tree of its own, and takes minutes: it runs in the full run)
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+
+def introspect(build: pathlib.Path, what: str):
+    done = subprocess.run([shutil.which("meson") or "meson", "introspect", str(build), "--" + what],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def suite_names(test: dict) -> set:
+    """Meson lists a test's suites as 'project:suite'."""
+    return {s.split(":", 1)[-1] for s in test["suite"]}
+
+
+def hidden_outputs(build: pathlib.Path, tests: list, targets: list) -> list:
+    """The build outputs that TESTS do not declare (by depends or by naming them in their command)."""
+    named = {arg for t in tests for arg in t["cmd"]}
+    declared = {d for t in tests for d in t.get("depends", [])}
+    hidden = []
+    for target in targets:
+        if target["id"] in declared or any(f in named for f in target["filename"]):
+            continue
+        hidden += [pathlib.Path(f) for f in target["filename"] if pathlib.Path(f).exists()]
+    return hidden
+
+
+def run_alone(build: pathlib.Path, suite: str, tests: list, targets: list) -> tuple:
+    """(meson test's exit code, its last lines, seconds, outputs hidden) for SUITE's TESTS, with the
+    build outputs they do not declare hidden."""
+    aside = build / ".suites-alone-hidden"
+    moved = []
+    try:
+        for path in hidden_outputs(build, tests, targets):
+            place = aside / path.relative_to(build)
+            place.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(path, place)
+            moved.append((place, path))
+        start = time.monotonic()
+        done = subprocess.run([shutil.which("meson") or "meson", "test", "-C", str(build), "--no-rebuild",
+                               "--logbase", "suites-alone-" + suite, *[t["name"] for t in tests]],
+                              capture_output=True, text=True)
+        return done.returncode, done.stdout.strip().splitlines()[-8:], time.monotonic() - start, len(moved)
+    finally:
+        for place, path in moved:
+            os.rename(place, path)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def main(argv) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    build, skipped = pathlib.Path(argv[0]).resolve(), set()
+    rest = argv[1:]
+    while rest[:1] == ["--skip"] and len(rest) > 1:
+        skipped.add(rest[1])
+        rest = rest[2:]
+    if rest or not (build / "meson-private").is_dir():
+        print(f"suites_alone.py: usage: suites_alone.py BUILD_DIR [--skip TEST]... (got {argv})", file=sys.stderr)
+        return 2
+    tests, targets = introspect(build, "tests"), introspect(build, "targets")
+    suites = sorted({s for t in tests for s in suite_names(t)})
+    failed = []
+    print(f"{'suite':<16} {'tests':>5} {'hidden':>6} {'seconds':>7}  result")
+    for suite in suites:
+        chosen = [t for t in tests if suite in suite_names(t) and t["name"] not in skipped]
+        if not chosen:
+            continue
+        code, tail, seconds, hidden = run_alone(build, suite, chosen, targets)
+        print(f"{suite:<16} {len(chosen):>5} {hidden:>6} {seconds:>7.0f}  {'ok' if code == 0 else 'FAILED'}"
+              + ("" if code == 0 else f" (meson test exit {code}; build/meson-logs/suites-alone-{suite}.txt)"))
+        if code != 0:
+            failed.append(suite)
+            print("    " + "\n    ".join(tail))
+    print(f"{len(suites) - len(failed)} of {len(suites)} suites pass alone"
+          + (f"; left out of each: {', '.join(sorted(skipped))}" if skipped else "")
+          + (f"; failing: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
