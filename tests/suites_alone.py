@@ -9,9 +9,10 @@ path passes in a full run and fails alone. Building a fresh tree per suite would
 build output that S's tests do not declare (moved aside, then back), and runs S's tests with
 --no-rebuild: what they then cannot find, a fresh build of S alone would not have built.
 
-Usage: suites_alone.py BUILD_DIR [--skip TEST]...
-  --skip  a test left out of every suite's run (one that builds all it needs itself, in a
-          scratch tree of its own, and takes minutes: it runs in the full run)
+Usage: suites_alone.py BUILD_DIR [--skip TEST]... [--suite SUITE]...
+  --skip   a test left out of every suite's run (one that builds all it needs itself, in a
+           scratch tree of its own, and takes minutes: it runs in the full run)
+  --suite  check these suites only (default: every suite Meson lists)
 """
 import json
 import os
@@ -34,15 +35,18 @@ def suite_names(test: dict) -> set:
 
 
 def hidden_outputs(build: pathlib.Path, tests: list, targets: list) -> list:
-    """The build outputs that TESTS do not declare (by depends or by naming them in their command)."""
+    """The build outputs that TESTS do not declare (by depends or by naming them in their command),
+    nor need to build what they declare (a library a declared program links: ninja's inputs)."""
     named = {arg for t in tests for arg in t["cmd"]}
     declared = {d for t in tests for d in t.get("depends", [])}
-    hidden = []
-    for target in targets:
-        if target["id"] in declared or any(f in named for f in target["filename"]):
-            continue
-        hidden += [pathlib.Path(f) for f in target["filename"] if pathlib.Path(f).exists()]
-    return hidden
+    wanted = {f for target in targets if target["id"] in declared or any(f in named for f in target["filename"])
+              for f in target["filename"]}
+    relative = [os.path.relpath(f, build) for f in wanted]
+    done = subprocess.run([shutil.which("ninja") or "ninja", "-C", str(build), "-t", "inputs", *relative],
+                          capture_output=True, text=True, check=True) if relative else None
+    wanted |= {str(build / line) for line in (done.stdout.splitlines() if done else [])}
+    return [pathlib.Path(f) for target in targets for f in target["filename"]
+            if f not in wanted and pathlib.Path(f).exists()]
 
 
 def run_alone(build: pathlib.Path, suite: str, tests: list, targets: list) -> tuple:
@@ -71,16 +75,18 @@ def main(argv) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if argv else 2
-    build, skipped = pathlib.Path(argv[0]).resolve(), set()
+    build, chosen_options = pathlib.Path(argv[0]).resolve(), {"--skip": set(), "--suite": set()}
     rest = argv[1:]
-    while rest[:1] == ["--skip"] and len(rest) > 1:
-        skipped.add(rest[1])
+    while rest[:1] and rest[0] in chosen_options and len(rest) > 1:
+        chosen_options[rest[0]].add(rest[1])
         rest = rest[2:]
     if rest or not (build / "meson-private").is_dir():
-        print(f"suites_alone.py: usage: suites_alone.py BUILD_DIR [--skip TEST]... (got {argv})", file=sys.stderr)
+        print(f"suites_alone.py: error: expected BUILD_DIR [--skip TEST]... [--suite SUITE]..., got {argv}",
+              file=sys.stderr)
         return 2
+    skipped = chosen_options["--skip"]
     tests, targets = introspect(build, "tests"), introspect(build, "targets")
-    suites = sorted({s for t in tests for s in suite_names(t)})
+    suites = sorted(chosen_options["--suite"] or {s for t in tests for s in suite_names(t)})
     failed = []
     print(f"{'suite':<16} {'tests':>5} {'hidden':>6} {'seconds':>7}  result")
     for suite in suites:

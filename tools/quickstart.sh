@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, configure, build and run the heat tour
-# first (the first table, within minutes), then build the rest of the chapters.
+# first (its table within a minute or two), then build the rest of the chapters. The times it
+# announces were measured on a 2-core machine without a GPU
+# (chapters/00-device/results/nogpu_2core_quickstart.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -13,11 +15,11 @@ bash tools/install_deps.sh
 export PATH="$PWD/.venv/bin:$PATH"
 [ -d build ] || meson setup build > /dev/null
 
-say "2/3 building chapter 01's heat3d and running its tour (about 2 minutes on 2 cores)"
+say "2/3 building chapter 01's heat3d and running its tour (about 20 s on 2 cores)"
 meson compile -C build chapters/01-heat/heat3d
 build/chapters/01-heat/heat3d
 
-say "3/3 building every chapter (about 8 minutes on 2 cores; [n/N] is the progress; stopping here is"
+say "3/3 building every chapter (about 5 minutes on 2 cores; [n/N] is the progress; stopping here is"
 say "    safe: the test command builds what is left)"
 meson compile -C build
 say "done: the README's test command is next"
