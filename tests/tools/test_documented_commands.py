@@ -30,6 +30,8 @@ echo mine > a.txt                     # FLAG: writes to the student's file
 ```sh
 echo redrawn > results.png            # FLAG: over a committed picture
 echo new > plots.png                  # a new file: not committed, allowed
+echo again > results.png              # rewrites results.png: allowed, as its comment says
+git checkout -q results.png           # (the harness restores only what it flags)
 grep -q picture results.png           # the harness put the committed file back
 ```
 
