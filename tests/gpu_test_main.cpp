@@ -1,6 +1,8 @@
 // main() of every GPU test program: with no usable GPU, or fewer than TUT_MIN_GPUS visible
 // (a compile-time setting, 1 unless a program asks for more), it explains why and exits 77,
-// which Meson reports as SKIP; otherwise it runs the GoogleTest cases.
+// which Meson reports as SKIP; otherwise it runs the GoogleTest cases. A case that skips itself
+// (GTEST_SKIP: this GPU lacks what it needs) makes the whole run a SKIP with its reason, never a
+// pass. --gtest_list_tests lists the cases on any machine (tests/tools/gtest_coverage.py).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@ std::string TUT_TEST_NEEDS();
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
+  if (GTEST_FLAG_GET(list_tests)) return RUN_ALL_TESTS();
 #ifdef TUT_TEST_NEEDS
   if (const std::string why = TUT_TEST_NEEDS(); !why.empty()) {
     std::printf("skipped: %s\n", why.c_str());
@@ -38,5 +41,11 @@ int main(int argc, char** argv) {
     return tut::kSkipExitCode;
   }
   std::printf("running on %s, %d visible\n", device.describe().c_str(), gpus);
-  return RUN_ALL_TESTS();
+  const int failed = RUN_ALL_TESTS();
+  const int skipped = testing::UnitTest::GetInstance()->skipped_test_count();
+  if (failed == 0 && skipped > 0) {
+    std::printf("skipped: %d case%s could not run on this machine (the reasons above)\n", skipped, skipped > 1 ? "s" : "");
+    return tut::kSkipExitCode;
+  }
+  return failed;
 }

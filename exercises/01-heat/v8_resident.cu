@@ -31,6 +31,7 @@
 
 #include "check.h"
 #include "heat.h"
+#include "path_taken.h"
 
 namespace cg = cooperative_groups;
 
@@ -220,8 +221,11 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
       std::fprintf(stderr, "heat v8: %dx%dx%d needs %lld resident blocks, this GPU holds %d: running v5\n", g.nx, g.ny,
                    g.nz, needed, fit);
     told = true;
+    tut::note_path("v8", g.nx > kRowCells ? "v5: rows longer than a warp's" : "v5: not every box resident");
     return heat_v5.run(g, coeff, a, b, steps, heat_v5.block, stream);
   }
+  tut::note_path("v8", "resident: " + std::to_string(needed) + " boxes of " + std::to_string(rows) + " rows by " +
+                           std::to_string(COLUMN) + " planes");
   const size_t mailboxes = 2 * size_t(g.nz) * g.ny * 32;  // float4s
   float4* mail = nullptr;
   CUDA_CHECK(cudaMallocAsync(&mail, mailboxes * sizeof(float4) + needed * sizeof(int), stream));

@@ -31,6 +31,7 @@
 
 #include "check.h"
 #include "heat.h"
+#include "path_taken.h"
 
 namespace cg = cooperative_groups;
 
@@ -244,8 +245,14 @@ float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 b
     if (!told) std::fprintf(stderr, "heat v6: %dx%d needs %u resident tiles, this GPU holds %d: running v5\n", g.nx,
                             g.ny, tiles.x * tiles.y, fit);
     told = true;
+    tut::note_path("v6", "v5: " + std::to_string(tiles.x * tiles.y) + " tiles, " + std::to_string(fit) + " resident");
     return heat_v5.run(g, coeff, a, b, steps, heat_v5.block, stream);
   }
+  // The passes below, for the tests: whole ones of DEPTH steps take the lesson's kernel.
+  const int whole = steps / depth, rest = steps % depth ? 1 : 0, lessons_passes = lessons_block ? whole : 0;
+  tut::note_path("v6", "wavefront of depth " + std::to_string(depth) + " on " + std::to_string(tiles.x * tiles.y) +
+                           " tiles: " + std::to_string(lessons_passes) + " passes of the lesson's kernel, " +
+                           std::to_string(whole + rest - lessons_passes) + " of the generic one");
   const int edge = (std::max(int(block.x), tile_y) + 3) / 4 * 4;
   float* edges = nullptr;
   CUDA_CHECK(cudaMallocAsync(&edges, 2 * std::max(depth - 1, 1) * size_t(tiles.x) * tiles.y * 4 * edge * sizeof(float),

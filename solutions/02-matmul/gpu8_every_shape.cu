@@ -331,14 +331,18 @@ extern "C" void matmult_gpu8(int m, int n, int k, double* A, double* B, double* 
   matmult_on_device(m, n, k, A, B, C, launch);
 }
 
+// Every kind of plan (each tile shape: k split, whole rows and a split tail, stream-K), forced.
 constexpr MatmulVariant kSweep[] = {
     {"gpu8_128x128_split4", launch_forced<0, 4>},        // gpu7's tile, k in 4 shares
     {"gpu8_128x128_tail4", launch_forced<0, 4, true>},   // the rows of tiles in whole waves whole, the rest's k in 4 shares
     {"gpu8_64x64_tail4", launch_forced<2, 4, true>},     // the same in 64x64 tiles
     {"gpu8_128x64", launch_forced<1, 1>},                // 128x64 tiles, two blocks per SM
+    {"gpu8_128x64_split4", launch_forced<1, 4>},         // 128x64 tiles, k in 4 shares
+    {"gpu8_128x64_tail4", launch_forced<1, 4, true>},    // 128x64 tiles, whole rows and a split tail
     {"gpu8_64x64", launch_forced<2, 1>},                 // 64x64 tiles
     {"gpu8_64x64_split4", launch_forced<2, 4>},          // 64x64 tiles, k in 4 shares
     {"gpu8_128x128_streamk", launch_forced<0, 1, false, true>},  // stream-K: equal runs of all the k-tiles
-    {"gpu8_64x64_streamk", launch_forced<2, 1, false, true>},    // the same in 64x64 tiles
+    {"gpu8_128x64_streamk", launch_forced<1, 1, false, true>},   // the same in 128x64 tiles (2017x1031x997's plan)
+    {"gpu8_64x64_streamk", launch_forced<2, 1, false, true>},    // and in 64x64 tiles
 };
 const MatmulCode matmul_gpu8{matmult_gpu8, launch, kSweep, plan_text};

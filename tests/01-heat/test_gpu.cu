@@ -9,6 +9,7 @@
 #include <cooperative_groups.h>
 
 #include "check.h"
+#include "path_taken.h"
 #include "heat_test_support.h"
 
 const std::vector<const HeatStage*> gpu_stages = tut::stages_on(heat_stages(), tut::Side::gpu);
@@ -43,15 +44,39 @@ TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
                                    << " (x, y, z), not " << shape << edit_hint(s);
 }
 
-// v6 and v8 need all their blocks resident at once; a field too large for that must still come
-// out right: the stage runs a streaming stage instead. v6: 1100 x 1100 cells a plane, 630 tiles
-// of 64 x 32 (a GPU holds one per SM); v8: rows longer than a warp's 128 cells, and 100 x 300 x
-// 300, 722 boxes of 16 rows by 8 planes (a GPU holds about one per SM).
+// v6 and v8 need all their blocks resident at once; each says which path it took
+// (tut::path_taken), and the tests check it: the lesson's paths where the field fits, and where
+// it does not, a streaming stage instead, with the right result. v6 at its lesson's depth on a
+// field of many tiles (4 x 4 tiles of 64 x 32, neither dividing it): 19 steps are 2 passes of
+// the lesson's depth-8 kernel and one generic pass of 3. v6: 1100 x 1100 cells a plane, 630
+// tiles (a GPU holds one per SM); v8: rows longer than a warp's 128 cells, and 100 x 300 x 300,
+// 722 boxes of 16 rows by 8 planes (a GPU holds about one per SM).
+void expect_path(const char* stage, const std::string& starts_with) {
+  const std::string path = tut::path_taken(stage);
+  EXPECT_EQ(path.rfind(starts_with, 0), 0u) << "stage " << stage << " took the path \"" << path << "\", not one starting \""
+                                            << starts_with << "\"";
+}
+
+TEST(HeatResident, V6RunsItsLessonsKernelOnAFieldOfManyTiles) {
+  const HeatStage& v6 = tut::stage_named(heat_stages(), "v6");
+  EXPECT_TRUE(matches_reference(v6, {200, 100, 20}, 19, v6.code.block));
+  expect_path("v6", "wavefront of depth 8 on 16 tiles: 2 passes of the lesson's kernel, 1 of the generic one");
+}
+
+TEST(HeatResident, V8HoldsAFieldThatFits) {
+  const HeatStage& v8 = tut::stage_named(heat_stages(), "v8");
+  EXPECT_TRUE(matches_reference(v8, {100, 60, 40}, 7, v8.code.block));
+  expect_path("v8", "resident: 20 boxes of 16 rows by 8 planes");
+}
+
 TEST(HeatResident, MatchesReferenceWhereTheBlocksCannotAllBeResident) {
   const HeatStage &v6 = tut::stage_named(heat_stages(), "v6"), &v8 = tut::stage_named(heat_stages(), "v8");
   EXPECT_TRUE(matches_reference(v6, {1100, 1100, 4}, 3, v6.code.block));
+  expect_path("v6", "v5: 630 tiles");
   EXPECT_TRUE(matches_reference(v8, {400, 30, 50}, 3, v8.code.block));
+  expect_path("v8", "v5: rows longer than a warp's");
   EXPECT_TRUE(matches_reference(v8, {100, 300, 300}, 3, v8.code.block));
+  expect_path("v8", "v5: not every box resident");
 }
 
 namespace {

@@ -5,6 +5,8 @@
 
 INSTANTIATE_TEST_SUITE_P(matmul, MatmulTypeTest, testing::ValuesIn(tut::stages_on(matmul_stages(), tut::Side::cpu)),
                          stage_param_name<MatmulStage>);
+INSTANTIATE_TEST_SUITE_P(matmul, MatmulLargerShapeTest, testing::ValuesIn(tut::stages_on(matmul_stages(), tut::Side::cpu)),
+                         stage_param_name<MatmulStage>);
 
 namespace {
 

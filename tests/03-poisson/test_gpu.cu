@@ -124,6 +124,26 @@ TEST(PoissonFusedStages, Gpu5InPatchesOverManyRounds) {
     }
 }
 
+// gpu5 as the lesson times it from 2048^2 up: at its own depth, which there is 4, in patches
+// (on 132 SMs, rings of 120 iterations: 250 are two full rounds and a short one).
+TEST(PoissonFusedStages, Gpu5AtItsOwnDepthInPatchesAt2048) {
+  const PoissonStage& gpu5 = stage_called("gpu5");
+  const PoissonProblem p = radiator_problem(2048, 13);
+  std::vector<double> u = p.u0;
+  SolveOptions o;
+  o.max_iterations = 250;
+  SolveResult r;
+  try {
+    r = gpu5.code.solve(p, u, o);
+  } catch (const tut::NoDeviceError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EXPECT_EQ(gpu5.code.default_depth(2048), 4);
+  EXPECT_NE(r.layout.find("patches"), std::string::npos) << "gpu5 held N = 2048 whole: " << r.layout;
+  EXPECT_NE(r.layout.find("every 4 iterations"), std::string::npos) << "gpu5's plan at N = 2048: " << r.layout;
+  EXPECT_TRUE(same_field(gpu5, u, reference_jacobi(p, 250), p.grid, 1e-12, "the reference after 250 iterations at its own depth"));
+}
+
 // The manufactured solution u = sin(pi x) sin(pi y): the fused stages converge to it, with the
 // discretisation's error, which falls as h^2 (4x from N = 31 to N = 63).
 TEST(PoissonFusedStages, ConvergeToTheManufacturedSolution) {

@@ -8,6 +8,7 @@ view therefore sees exactly the stages that are built and tested.
 
 Usage: test_chapters_view.py BUILD_DIR"""
 import json
+import re
 import subprocess
 import sys
 
@@ -15,6 +16,8 @@ from expectations import ROOT, expect, finish
 
 sys.path.insert(0, str(ROOT / "tools"))
 import chapters  # noqa: E402  (tools/ is not a package on the path by default)
+
+PROCESSES_AND_THREADS = re.compile(r"-\d+-processes-\d+-threads$")  # an mpi stage's cases in other runs
 
 
 def main(build):
@@ -28,7 +31,8 @@ def main(build):
         name, suites = t["name"], {s.split(":")[-1] for s in t["suite"]}  # "project:heat"
         chapter = next((c for c in folders if c in suites), None)
         filters = [a for a in t["cmd"] if a.startswith("--gtest_filter=") and "/*/" in a]
-        if chapter and filters and not name.startswith("sanitize-"):
+        other_run = name.startswith("sanitize-") or PROCESSES_AND_THREADS.search(name)  # the stage's cases again
+        if chapter and filters and not other_run:
             built.add((name, chapter, "cpu" if "cpu" in suites else "gpu", filters[0].split("=", 1)[1]))
         if name.endswith("-idea") and t["protocol"] != "gtest":  # not a GoogleTest case named so
             ideas.add(name[:-len("-idea")])
