@@ -6,17 +6,19 @@ memory read before it was written). The first error any tool reports fails the t
 tool's first message; the cases' own failures fail it too.
 
 usage: sanitize.py [--tools memcheck,racecheck,...] [--expect-error] [--no-api-errors]
-                   [--ignore-api-error CALL]... PROGRAM [ARGUMENTS...]
+                   [--ignore-api-error NAME]... PROGRAM [ARGUMENTS...]
   --expect-error  the opposite: pass only if a tool reports an error (for the deliberately
                   wrong kernels the suite keeps, to show that it can fail)
   --no-api-errors memcheck does not count CUDA calls that return an error (the OpenACC stages:
                   GCC's runtime looks its optional symbols up in each module and expects "not
                   found"); memory errors still count
-  --ignore-api-error CALL  memcheck does not count the errors this CUDA call returns (NCCL's
-                  start-up asks cudaFuncGetAttributes about each of its kernels, and those built
-                  for other GPUs answer cudaErrorNoKernelImageForDevice: thousands of errors that
-                  are not the stage's); every other API error and every memory error still
-                  counts; host backtraces are left out (unwinding each of those errors is slow)
+  --ignore-api-error NAME  memcheck does not count the API errors this CUDA call returns, or
+                  of this error code (NCCL's start-up asks cudaFuncGetAttributes about each of its
+                  kernels, and those built for other GPUs answer cudaErrorNoKernelImageForDevice;
+                  each communicator enables peer access, and where it already is, clears the
+                  answer, cudaErrorPeerAccessAlreadyEnabled: errors that are not the stage's);
+                  every other API error and every memory error still counts; host backtraces are
+                  left out (unwinding each of those errors is slow)
 Exit 77 (SKIP) without a GPU or without compute-sanitizer.
 """
 import os
@@ -28,7 +30,7 @@ import sys
 SKIP = 77
 ERROR_EXIT = 86  # what compute-sanitizer returns when it reported an error
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-API_ERROR = re.compile(r"^========= Program hit \S+ .* on CUDA API call to (\w+)\..*\n", re.MULTILINE)
+API_ERROR = re.compile(r"^========= Program hit (\w+) .* on CUDA API call to (\w+)\..*\n", re.MULTILINE)
 SUMMARY = re.compile(r"(ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) error)")
 
 
@@ -47,11 +49,14 @@ def find_sanitizer():
 
 
 def first_message(output):
-    """The sanitizer's first report: its first '=========' line that is not a banner or a summary."""
-    for line in output.splitlines():
+    """The sanitizer's first report: its first '=========' line that is not a banner or a summary,
+    with the line after it where that says where (the kernel and its source line)."""
+    lines = output.splitlines()
+    for n, line in enumerate(lines):
         text = line.removeprefix("=========").strip()
         if line.startswith("=========") and text and "SUMMARY" not in text and not text.startswith("COMPUTE-SANITIZER"):
-            return text
+            where = lines[n + 1].removeprefix("=========").strip() if n + 1 < len(lines) else ""
+            return text + (f" ({where})" if where.startswith("at ") else "")
     return "(no message)"
 
 
@@ -93,11 +98,11 @@ def main(argv):
         errors = sum(int(m.group(2) or m.group(3)) for m in SUMMARY.finditer(output))
         returncode = run.returncode
         if tool == "memcheck" and ignored_calls:
-            ignored = [m for m in API_ERROR.finditer(output) if m.group(1) in ignored_calls]
+            ignored = [m for m in API_ERROR.finditer(output) if {m.group(1), m.group(2)} & set(ignored_calls)]
             if ignored:
-                print(f"memcheck: {len(ignored)} error(s) returned by {', '.join(ignored_calls)} not counted")
+                print(f"memcheck: {len(ignored)} error(s) of {', '.join(ignored_calls)} not counted")
                 errors -= len(ignored)
-                output = API_ERROR.sub(lambda m: "" if m.group(1) in ignored_calls else m.group(0), output)
+                output = API_ERROR.sub(lambda m: "" if {m.group(1), m.group(2)} & set(ignored_calls) else m.group(0), output)
                 if errors == 0 and returncode == ERROR_EXIT:
                     returncode = 0
         if returncode == SKIP:
