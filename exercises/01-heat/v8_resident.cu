@@ -190,6 +190,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     // TODO(exercise): update my column in place, from the second row to the second highest (y from
     //   the tile's rows beside mine, x by shuffles in stepped(), z from my registers), then its
     //   two ends, which need `under` and `over` from L2: their loads have that long to arrive
+
+    publish(mail + ((step + 1) & 1) * mailbox);
+    all_published(step + 2);  // the tile is free again, and the next step may read my rows
   }
 
   // The field of the last step, whole, back into `a`.

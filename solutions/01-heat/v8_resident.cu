@@ -205,6 +205,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int z = 0; z < COLUMN; ++z)
         if (k0 + z >= g.nz - 1) c[z] = mine[z * pitch];
+
     publish(mail + ((step + 1) & 1) * mailbox);
     all_published(step + 2);  // the tile is free again, and the next step may read my rows
   }
