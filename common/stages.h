@@ -5,12 +5,13 @@
 // the list as an X-macro, and each entry joins what the list says with the code the stage's
 // file hands over, which it names FAMILY_name (heat_v1).
 // A stage whose idea can be seen in its compiled code says how, on the line after its own:
-//   IDEA(name, kind, pattern, "what is missing when the pattern is not found")
+//   IDEA(name, kind, pattern, rejects, "what is missing when the pattern is not found")
 // kind ptx: the pattern (a regular expression) is in the PTX of the stage's file; symbol: the
 // stage's object calls a function the pattern names; loads-per-store: the PTX has at most pattern
 // (a number) global loads per global store; omp: the file starts OpenMP threads. The
-// check runs on the stage (it must pass) and on the stage before it in the list (it must fail:
-// one stage, one idea). Meson reads these lines; C++ skips them.
+// check runs on the stage (it must pass) and on the earlier stage of the same list that
+// `rejects` names, which lacks the idea (it must fail: one stage, one idea); named, so that a
+// stage inserted between them changes nothing. Meson reads these lines; C++ skips them.
 #pragma once
 #ifndef IDEA
 #define IDEA(...)
