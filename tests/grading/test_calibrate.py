@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """tools/grading/calibrate.py on a made-up report of the solutions: the stages it measured get
 0.9 (or --factor) times their fraction as target, a stage it did not measure keeps its target,
-a new stage is added in lesson order, the comments and may_call column stay, bad input is
-refused with exit 2, and a report made without a GPU gives exit 77."""
+a target "none" stays, a new stage is added in lesson order, the comments and may_call column
+stay, bad input is refused with exit 2, and a report made without a GPU gives exit 77. And
+targets.csv itself: every GPU stage that grade.py --perf times has a target or "none", so that
+a new stage cannot go ungraded on speed by being forgotten."""
 import csv
 import pathlib
 import shutil
@@ -14,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 CALIBRATE = ROOT / "tools" / "grading" / "calibrate.py"
 REPORT = [  # chapter, stage, fraction ("" where the report has none)
     ("01-heat", "v2", "0.500"), ("01-heat", "v7", "0.800"), ("02-matmul", "gpu7", "0.950"),
-    ("02-matmul", "nat", ""), ("04-particle-mesh", "force/gpu1", "0.100")]
+    ("02-matmul", "nat", ""), ("02-matmul", "gpulib", "1.000"), ("04-particle-mesh", "force/gpu1", "0.100")]
 
 
 def calibrate(*args):
@@ -24,6 +26,16 @@ def calibrate(*args):
 def targets(path):
     rows = csv.DictReader(line for line in open(path) if not line.startswith("#"))
     return {(r["chapter"], r["stage"]): r for r in rows}
+
+
+def untargeted(rows: dict) -> list:
+    """The GPU stages grade.py --perf times (side gpu, not a chapter's untimed ones) whose row in
+    targets.csv has neither a target nor "none"."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import chapters  # noqa: E402  (tools/ is not a package on the path by default)
+    timed = [s for s in chapters.read_stages() if s.side == "gpu" and s.name not in chapters.read_chapters()[s.folder].untimed]
+    return [f"targets.csv: {s.folder} {s.key} is timed by grade.py --perf and has no target (a number, or none)"
+            for s in timed if rows.get((s.folder, s.key), {}).get("target", "").strip() == ""]
 
 
 def main() -> int:
@@ -43,7 +55,8 @@ def main() -> int:
             return print(f"FAIL: calibrate.py exited {done.returncode}: {done.stderr}") or 1
         after = targets(mine)
         for chapter, stage, fraction in REPORT:
-            want = f"{0.8 * float(fraction):.3f}" if fraction else before.get((chapter, stage), {}).get("target")
+            kept = not fraction or before.get((chapter, stage), {}).get("target") == "none"
+            want = before.get((chapter, stage), {}).get("target") if kept else f"{0.8 * float(fraction):.3f}"
             got = after.get((chapter, stage), {}).get("target")
             if got != want:
                 problems.append(f"{chapter} {stage}: target {got!r}, expected {want!r}")
@@ -66,6 +79,10 @@ def main() -> int:
         skipped = calibrate(without_gpu, "--targets", mine)
         if skipped.returncode != 77:
             problems.append(f"a report made without a GPU: exit {skipped.returncode}, expected 77 (SKIP)")
+    real = targets(ROOT / "tools" / "grading" / "targets.csv")
+    problems += untargeted(real)
+    if len(untargeted({k: v for k, v in real.items() if k != ("03-poisson", "gpu5")})) != 1:
+        problems.append("the check of targets.csv does not see a timed stage without a row (poisson gpu5 left out)")
     for p in problems:
         print("FAIL:", p)
     print(f"{len(REPORT)} stages calibrated, {len(problems)} problem(s)")

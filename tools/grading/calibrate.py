@@ -6,8 +6,9 @@ ceiling that the solution reached in a grading report of the solutions made with
     python3 tools/grade.py solutions --perf --out calibration
     python3 tools/grading/calibrate.py calibration/report.csv
 
-Stages the report has no fraction for keep their targets; the comments and may_call column of
-targets.csv are kept as they are.
+Stages the report has no fraction for keep their targets, and so do those whose target is
+"none" (deliberately not graded on speed: cuBLAS, the ceiling itself); the comments and
+may_call column of targets.csv are kept as they are.
 
 usage: calibrate.py REPORT.csv... [--factor FACTOR] [--targets FILE]
 
@@ -36,7 +37,7 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
     known = {(r["chapter"], r["stage"]) for r in rows}
     rows += [{"chapter": c, "stage": s, "target": "", "may_call": ""} for c, s in fractions if (c, s) not in known]
     for r in rows:
-        if (r["chapter"], r["stage"]) in fractions:
+        if (r["chapter"], r["stage"]) in fractions and r["target"] != "none":
             r["target"] = f"{factor * fractions[(r['chapter'], r['stage'])]:.3f}"
     lesson_order = {(s.folder, s.key): i for i, s in enumerate(chapters.read_stages())}
     rows.sort(key=lambda r: lesson_order.get((r["chapter"], r["stage"]), len(lesson_order)))
