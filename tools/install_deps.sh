@@ -34,6 +34,9 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # one in .venv a plain shell and an activated one would each find the build made by the other's
 # ninja (another log format) and rebuild all of it.
 command -v ninja >/dev/null || missing+=(ninja-build)
+# ccache: Meson compiles through it where it is installed, so a second build folder (build-ex,
+# the exercises) reuses what the first one compiled instead of compiling it again.
+command -v ccache >/dev/null || missing+=(ccache)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
 apt_install() {  # the package lists are updated once per run, before the first install

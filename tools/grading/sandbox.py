@@ -49,7 +49,10 @@ KEPT = ("PATH", "LANG", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", 
 KEPT_PREFIXES = ("OMPI_MCA_", "PMIX_MCA_")
 # Open MPI copies between its processes through shared memory, never by reading another
 # process's memory (which the seccomp filter refuses).
-MPI_SETTINGS = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_smsc": "^cma"}
+MPI_SETTINGS = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_smsc": "^cma",
+                # no compiler cache (Meson compiles through ccache where it is installed): every
+                # object of a submission's build is compiled there, from its own files
+                "CCACHE_DISABLE": "1"}
 STUDENT_UID, JUDGE_UID = 65534, 65533
 TMP_BYTES, SHM_BYTES = 2 << 30, 256 << 20
 FILE_BYTES = 4 << 30                        # the largest file a sandboxed process may write
