@@ -34,8 +34,8 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 # one in .venv a plain shell and an activated one would each find the build made by the other's
 # ninja (another log format) and rebuild all of it.
 command -v ninja >/dev/null || missing+=(ninja-build)
-# ccache: Meson compiles through it where it is installed, so a second build folder (build-ex,
-# the exercises) reuses what the first one compiled instead of compiling it again.
+# ccache: Meson compiles through it where it is installed, so that compiling the same file with
+# the same command again reuses the object (CI's builds share theirs: .ci/run).
 command -v ccache >/dev/null || missing+=(ccache)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=""
