@@ -122,15 +122,12 @@ def parse(argv):
     return args
 
 
-NO_TARGET = "none"  # targets.csv: a timed stage deliberately not graded on speed
-
-
 def read_targets():
     """(stage -> target fraction, 'NN-chapter/file' -> what it may call), from targets.csv."""
     targets, may_call = {}, {}
     with open(ROOT / "tools" / "grading" / "targets.csv") as f:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
-            if row["target"].strip() not in ("", NO_TARGET):
+            if row["target"].strip() not in ("", perf.NO_TARGET):
                 targets[(row["chapter"], row["stage"])] = float(row["target"])
             for callee in row["may_call"].split():
                 may_call.setdefault((row["chapter"], row["stage"]), set()).add(
@@ -275,7 +272,7 @@ class Grader:
     def time_stages(self, rows):
         for folder in dict.fromkeys(r["chapter"] for r in rows):
             names = [r["stage"] for r in rows if r["chapter"] == folder and r["status"] == "pass"
-                     and r["side"] == "gpu" and r["stage"].split("/")[-1] not in perf.untimed(folder)]
+                     and perf.timed(folder, r["side"], r["stage"])]
             measured = perf.fractions(self.args.build, folder, names, self.box) if names else {}
             for r in rows:
                 if r["chapter"] == folder and r["stage"] in names:

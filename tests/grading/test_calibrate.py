@@ -19,6 +19,11 @@ REPORT = [  # chapter, stage, fraction ("" where the report has none)
     ("02-matmul", "nat", ""), ("02-matmul", "gpulib", "1.000"), ("04-particle-mesh", "force/gpu1", "0.100")]
 
 
+sys.path.insert(0, str(ROOT / "tools"))
+import chapters  # noqa: E402  (tools/ is not a package on the path by default)
+from grading import perf  # noqa: E402
+
+
 def calibrate(*args):
     return subprocess.run([sys.executable, str(CALIBRATE), *map(str, args)], capture_output=True, text=True)
 
@@ -31,9 +36,7 @@ def targets(path):
 def untargeted(rows: dict) -> list:
     """The GPU stages grade.py --perf times (side gpu, not a chapter's untimed ones) whose row in
     targets.csv has neither a target nor "none"."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import chapters  # noqa: E402  (tools/ is not a package on the path by default)
-    timed = [s for s in chapters.read_stages() if s.side == "gpu" and s.name not in chapters.read_chapters()[s.folder].untimed]
+    timed = [s for s in chapters.read_stages() if perf.timed(s.folder, s.side, s.key)]
     return [f"targets.csv: {s.folder} {s.key} is timed by grade.py --perf and has no target (a number, or none)"
             for s in timed if rows.get((s.folder, s.key), {}).get("target", "").strip() == ""]
 
@@ -55,7 +58,7 @@ def main() -> int:
             return print(f"FAIL: calibrate.py exited {done.returncode}: {done.stderr}") or 1
         after = targets(mine)
         for chapter, stage, fraction in REPORT:
-            kept = not fraction or before.get((chapter, stage), {}).get("target") == "none"
+            kept = not fraction or before.get((chapter, stage), {}).get("target") == perf.NO_TARGET
             want = before.get((chapter, stage), {}).get("target") if kept else f"{0.8 * float(fraction):.3f}"
             got = after.get((chapter, stage), {}).get("target")
             if got != want:

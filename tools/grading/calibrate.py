@@ -21,6 +21,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import chapters  # noqa: E402  (tools/ is not a package on the path by default)
+from grading import perf  # noqa: E402
 from plotting import InputError, Parser, run  # noqa: E402  (the tools' one-line usage errors)
 
 
@@ -37,7 +38,7 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
     known = {(r["chapter"], r["stage"]) for r in rows}
     rows += [{"chapter": c, "stage": s, "target": "", "may_call": ""} for c, s in fractions if (c, s) not in known]
     for r in rows:
-        if (r["chapter"], r["stage"]) in fractions and r["target"] != "none":
+        if (r["chapter"], r["stage"]) in fractions and r["target"] != perf.NO_TARGET:
             r["target"] = f"{factor * fractions[(r['chapter'], r['stage'])]:.3f}"
     lesson_order = {(s.folder, s.key): i for i, s in enumerate(chapters.read_stages())}
     rows.sort(key=lambda r: lesson_order.get((r["chapter"], r["stage"]), len(lesson_order)))

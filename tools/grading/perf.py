@@ -11,11 +11,13 @@ import chapters
 from chapters import ROOT
 
 LIMIT = 120  # seconds for each run of a chapter's program
+NO_TARGET = "none"  # targets.csv: a timed stage deliberately not graded on speed
 
 
-def untimed(folder: str) -> tuple:
-    """The GPU stages that are not timed (one GPU thread; the ceiling itself)."""
-    return chapters.read_chapters()[folder].untimed
+def timed(folder: str, side: str, stage: str) -> bool:
+    """Whether --perf times a stage (its key, "list/name" or "name"): a GPU stage that is not one
+    of its chapter's untimed ones (one GPU thread; the ceiling itself)."""
+    return side == "gpu" and stage.split("/")[-1] not in chapters.read_chapters()[folder].untimed
 
 
 def bench(build, box, folder, command):

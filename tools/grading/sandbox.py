@@ -47,12 +47,11 @@ KEPT = ("PATH", "LANG", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", 
 # The machine's MPI configuration, which mpirun needs inside too (a container without ssh sets
 # OMPI_MCA_plm=isolated, say: without it mpirun looks for ssh and stops).
 KEPT_PREFIXES = ("OMPI_MCA_", "PMIX_MCA_")
-# Open MPI copies between its processes through shared memory, never by reading another
-# process's memory (which the seccomp filter refuses).
-MPI_SETTINGS = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_smsc": "^cma",
-                # no compiler cache (Meson compiles through ccache where it is installed): every
-                # object of a submission's build is compiled there, from its own files
-                "CCACHE_DISABLE": "1"}
+# Set inside whatever the machine says: Open MPI copies between its processes through shared
+# memory, never by reading another process's memory (which the seccomp filter refuses); no
+# compiler cache (Meson compiles through ccache where it is installed): every object of a
+# submission's build is compiled there, from its own files.
+FIXED_ENV = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_smsc": "^cma", "CCACHE_DISABLE": "1"}
 STUDENT_UID, JUDGE_UID = 65534, 65533
 TMP_BYTES, SHM_BYTES = 2 << 30, 256 << 20
 FILE_BYTES = 4 << 30                        # the largest file a sandboxed process may write
@@ -298,7 +297,7 @@ class Sandbox:
             args += ["--remount-ro", str(place)]
         args += ["--chdir", str(cwd), "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
         kept = {k: v for k, v in os.environ.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
-        for name, value in {**kept, **MPI_SETTINGS, **env}.items():
+        for name, value in {**kept, **FIXED_ENV, **env}.items():
             args += ["--setenv", name, str(value)]
         return args
 
