@@ -34,6 +34,7 @@
 #include "check.h"
 #include "heat.h"
 #include "path_taken.h"
+#include "stress.h"
 
 namespace cg = cooperative_groups;
 
@@ -158,6 +159,10 @@ __global__ void __launch_bounds__(256, 1)
   float newest[kMostDepth][2][kCells] = {};
   for (int n = 0; n < iterations; ++n) {
     const int n_mod3 = n % 3, n_mod4 = n % 4;
+    // The edges go to one of two buffers by the iteration's parity: a block may publish the
+    // next iteration's edges while a slower neighbour still copies these. (The stress suite's
+    // build with one buffer, removed("second_edge_buffer"), must fail.)
+    const int parity = tut::stress::removed("second_edge_buffer") ? 0 : n & 1;
     // From the last level down: level l + 1 reads level l's plane n - 2l - 3 (the one below its
     // middle plane, from shared memory, in my own column) before level l overwrites it.
 #pragma unroll
@@ -196,7 +201,7 @@ __global__ void __launch_bounds__(256, 1)
         float* const mine_next = planes.at(level, -2 * level, n_mod3, n_mod4) + mine;
 #pragma unroll
         for (int c = 0; c < kCells; ++c) mine_next[c * planes.pitch] = next[c];
-        float* const published = my_edges + ((n & 1) * (depth - 1) + level - 1) * level_edges;
+        float* const published = my_edges + (parity * (depth - 1) + level - 1) * level_edges;
         if (row == 0) published[kSouth * edge + tx] = next[0];
         if (row == rows - 1) published[kNorth * edge + tx] = next[kCells - 1];
         const auto column_out = [&](Side side) {
@@ -215,11 +220,12 @@ __global__ void __launch_bounds__(256, 1)
     }
     __pipeline_wait_prior(0);  // my copies for this iteration have landed,
     grid.sync();               // and every block's edges of this iteration are out
+    tut::stress::pause_if((blockIdx.x + blockIdx.y) % 2 == 1);  // stress builds: half the blocks fetch late
     load_plane(n + 1, planes.at(0, 1, n_mod3, n_mod4));  // needed from iteration n + 1 on
 #pragma unroll
     for (int level = 1; level < (DEPTH ? DEPTH : kMostDepth); ++level) {
       const int q = n - 2 * level;  // needed from iteration n + 2 on, as level + 1's middle plane
-      if (level < depth && q >= 0 && q < g.nz) fetch_ring(level, planes.at(level, -2 * level, n_mod3, n_mod4), n & 1);
+      if (level < depth && q >= 0 && q < g.nz) fetch_ring(level, planes.at(level, -2 * level, n_mod3, n_mod4), parity);
     }
     __pipeline_commit();
   }
