@@ -29,7 +29,7 @@ for run in range(1, args.runs + 1):
     if done.returncode == 77:
         print(output.strip())
         sys.exit(77)
-    failed = re.findall(r"^\[  FAILED  \] (\S+)", output, re.MULTILINE)
+    failed = re.findall(r"^\[  FAILED  \] ([A-Za-z_][^\s,]*)", output, re.MULTILINE)
     if done.returncode != 1 or not failed:
         print(output[-3000:])
         sys.exit(f"FAIL: run {run} of {args.program}: expected its tests to fail (exit 1), got exit {done.returncode}")
