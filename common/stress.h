@@ -34,13 +34,19 @@ __host__ __device__ constexpr bool removed(const char* name) {
   return *name == *r;
 }
 
-// Enqueues on `stream` a kernel that waits about `ms` milliseconds (common/stress.cu).
+// common/stress.cu: a kernel on `stream` that waits until release_held() or `ms` milliseconds.
 void hold_stream(cudaStream_t stream, float ms);
+void release_held();
 
-// Makes what is enqueued on `stream` next start about `ms` milliseconds late, in stress builds;
-// nothing otherwise.
-inline void start_late(cudaStream_t stream, float ms = 5.0f) {
+// In stress builds, what is enqueued on `stream` from now on starts only once release() is
+// called (a stage calls it where the host starts to wait for the GPU), or after `ms`
+// milliseconds at most: however slow the host is, everything it enqueues before it waits runs
+// late. Nothing in other builds.
+inline void hold(cudaStream_t stream, float ms = 2000.0f) {
   if constexpr (on) hold_stream(stream, ms);
+}
+inline void release() {
+  if constexpr (on) release_held();
 }
 
 #ifdef __CUDACC__
