@@ -38,15 +38,17 @@ __host__ __device__ constexpr bool removed(const char* name) {
 void hold_stream(cudaStream_t stream, float ms);
 void release_held();
 
-// In stress builds, what is enqueued on `stream` from now on starts only once release() is
-// called (a stage calls it where the host starts to wait for the GPU), or after `ms`
-// milliseconds at most: however slow the host is, everything it enqueues before it waits runs
-// late. Nothing in other builds.
-inline void hold(cudaStream_t stream, float ms = 2000.0f) {
+// In stress builds, what is enqueued on `stream` from now on starts only once the host is
+// about to wait for an event that has not happened yet (release_if_pending, which a stage
+// calls before its own waits), or after `ms` milliseconds (where the host waits elsewhere):
+// however slow the host is, everything it enqueues before it waits runs late. Nothing in
+// other builds.
+inline void hold(cudaStream_t stream, float ms = 500.0f) {
   if constexpr (on) hold_stream(stream, ms);
 }
-inline void release() {
-  if constexpr (on) release_held();
+inline void release_if_pending(cudaEvent_t event) {
+  if constexpr (on)
+    if (cudaEventQuery(event) == cudaErrorNotReady) release_held();
 }
 
 #ifdef __CUDACC__

@@ -164,10 +164,10 @@ void copy_on_all_cores(double* to, const double* from, size_t count) {
   }
 }
 
-// The host waits for the GPU only here, for a slot's last copy. (In stress builds a call's
-// copies are held back until the host first waits: common/stress.h.)
+// The host waits for a slot's last copy. (In stress builds the copies in are held back until
+// the host first has to wait here: common/stress.h.)
 void wait_for(cudaEvent_t copy_done) {
-  tut::stress::release();
+  tut::stress::release_if_pending(copy_done);
   CUDA_CHECK(cudaEventSynchronize(copy_done));
 }
 
