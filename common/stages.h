@@ -11,10 +11,17 @@
 // (a number) global loads per global store; omp: the file starts OpenMP threads. The
 // check runs on the stage (it must pass) and on the earlier stage of the same list that
 // `rejects` names, which lacks the idea (it must fail: one stage, one idea); named, so that a
-// stage inserted between them changes nothing. Meson reads these lines; C++ skips them.
+// stage inserted between them changes nothing.
+// A stage whose file calls into another stage's file, or into a library, says so on a line
+// after its own, so that the grader does not take the call for work done elsewhere:
+//   CALLS(name, file or library, ...)      e.g. CALLS(gpu9, gpu8_every_shape.cu)
+// (libraries: cublas, openblas). Meson and the tools read these lines; C++ skips them.
 #pragma once
 #ifndef IDEA
 #define IDEA(...)
+#endif
+#ifndef CALLS
+#define CALLS(...)
 #endif
 #include <algorithm>
 #include <cstddef>

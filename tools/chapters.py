@@ -37,6 +37,7 @@ class Stage:
     file: str     # in solutions/FOLDER/ and exercises/FOLDER/
     side: str     # cpu, gpu, multigpu, acc (OpenACC) or mpi (over MPI processes)
     has_idea: bool
+    calls: tuple = ()  # the other stages' files and the libraries its file calls (its CALLS line)
 
     @property
     def own_list(self) -> bool:
@@ -100,6 +101,11 @@ def read_stages(folders=None) -> list:
                     stages.append(last)
                 elif line.startswith("IDEA(") and last:
                     stages[-1] = last = dataclasses.replace(last, has_idea=True)
+                elif line.startswith("CALLS("):
+                    name, *callees = (f.strip() for f in line[6:line.rindex(")")].split(","))
+                    if not last or name != last.name:
+                        raise ValueError(f"chapters/{folder}/{family}.stages: CALLS({name}, ...) must follow the line of its stage")
+                    stages[-1] = last = dataclasses.replace(last, calls=tuple(callees))
     return stages
 
 

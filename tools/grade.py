@@ -122,17 +122,14 @@ def parse(argv):
     return args
 
 
-def read_targets():
-    """(stage -> target fraction, 'NN-chapter/file' -> what it may call), from targets.csv."""
-    targets, may_call = {}, {}
+def read_targets() -> dict:
+    """(chapter folder, stage) -> the target fraction, from targets.csv."""
+    targets = {}
     with open(ROOT / "tools" / "grading" / "targets.csv") as f:
         for row in csv.DictReader(line for line in f if not line.startswith("#")):
             if row["target"].strip() not in ("", perf.NO_TARGET):
                 targets[(row["chapter"], row["stage"])] = float(row["target"])
-            for callee in row["may_call"].split():
-                may_call.setdefault((row["chapter"], row["stage"]), set()).add(
-                    callee if callee in gaming.LIBRARIES else f"{row['chapter']}/{callee}")
-    return targets, may_call
+    return targets
 
 
 def have_gpu(build, box) -> bool:
@@ -145,10 +142,10 @@ class Grader:
     def __init__(self, args, graded, grading, box, scratch):
         self.args, self.graded, self.grading, self.box, self.scratch = args, graded, grading, box, scratch
         self.files = chapters.stage_files(graded)
-        self.targets, may_call = read_targets()
-        self.allowed = {}  # file -> what it may call (the union over the stages it holds)
+        self.targets = read_targets()
+        self.allowed = {}  # file -> what it may call: the CALLS lines of the stages it holds
         for s in graded:
-            self.allowed.setdefault(s.path, set()).update(may_call.get((s.folder, s.key), set()))
+            self.allowed.setdefault(s.path, set()).update(c if c in gaming.LIBRARIES else f"{s.folder}/{c}" for c in s.calls)
         self.tests = {t["name"]: t for t in run_tests.introspect(args.build)}
         needed = [self.tests[n] for s in graded for n in (s.test, s.test + "-idea", "sanitize-" + s.test) if n in self.tests]
         self.outputs = run_tests.outputs_for(args.build, needed) + [
@@ -181,7 +178,7 @@ class Grader:
                                           {c.folder: c.support for c in chapters.read_chapters().values()})
         tripped = {f: why for f, why in self.foreign_calls(set(self.files)).items() if why}
         if tripped:
-            sys.exit(f"grade.py: the solutions trip the gaming checks (targets.csv's may_call?): {tripped}")
+            sys.exit(f"grade.py: the solutions trip the gaming checks (a CALLS line missing from a stage list?): {tripped}")
         self.gpu = have_gpu(self.args.build, self.box)
         if not self.gpu:
             return

@@ -3,8 +3,9 @@
 stage lists) is the build's: every stage test that Meson defines in BUILD_DIR is a stage of the
 Python view, with the same name, chapter suite and side, and the reverse; a stage with an IDEA
 line has its -idea test (a check of its compiled code), and only such a stage; what a show=
-selection of chapters.list names is a stage of its chapter or a variant of one (STAGE_VARIANT). A tool that grades, plots or profiles by this
-view therefore sees exactly the stages that are built and tested.
+selection of chapters.list names is a stage of its chapter or a variant of one (STAGE_VARIANT);
+a CALLS line names other stage files of its chapter or a library the grader knows. A tool that
+grades, plots or profiles by this view therefore sees exactly the stages that are built and tested.
 
 Usage: test_chapters_view.py BUILD_DIR"""
 import json
@@ -16,6 +17,7 @@ from expectations import ROOT, expect, finish
 
 sys.path.insert(0, str(ROOT / "tools"))
 import chapters  # noqa: E402  (tools/ is not a package on the path by default)
+from grading import gaming  # noqa: E402
 
 PROCESSES_AND_THREADS = re.compile(r"-\d+-processes-\d+-threads$")  # an mpi stage's cases in other runs
 
@@ -54,6 +56,11 @@ def main(build):
             unknown = [n for n in shown if n not in names and not any(n.startswith(s + "_") for s in names)]
             expect(f"{folder}'s selection {selection} names its stages or their variants"
                    + (f" (not: {', '.join(unknown)})" if unknown else ""), not unknown)
+    for s in (s for s in stages if s.calls):  # other stage files of its chapter, or a library the grader knows
+        files = {t.file for t in stages if t.folder == s.folder} - {s.file}
+        wrong = [c for c in s.calls if c not in files and c not in gaming.LIBRARIES]
+        expect(f"{s.folder} {s.key}'s CALLS line names other stage files or {', '.join(gaming.LIBRARIES)}"
+               + (f" (not: {', '.join(wrong)})" if wrong else ""), not wrong)
 
 
 if __name__ == "__main__":

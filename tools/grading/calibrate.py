@@ -7,8 +7,8 @@ ceiling that the solution reached in a grading report of the solutions made with
     python3 tools/grading/calibrate.py calibration/report.csv
 
 Stages the report has no fraction for keep their targets, and so do those whose target is
-"none" (deliberately not graded on speed: cuBLAS, the ceiling itself); the comments and
-may_call column of targets.csv are kept as they are.
+"none" (deliberately not graded on speed: cuBLAS, the ceiling itself); the comments of
+targets.csv are kept as they are.
 
 usage: calibrate.py REPORT.csv... [--factor FACTOR] [--targets FILE]
 
@@ -36,7 +36,7 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
     comments = [line for line in lines if line.startswith("#")]
     rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
     known = {(r["chapter"], r["stage"]) for r in rows}
-    rows += [{"chapter": c, "stage": s, "target": "", "may_call": ""} for c, s in fractions if (c, s) not in known]
+    rows += [{"chapter": c, "stage": s, "target": ""} for c, s in fractions if (c, s) not in known]
     for r in rows:
         if (r["chapter"], r["stage"]) in fractions and r["target"] != perf.NO_TARGET:
             r["target"] = f"{factor * fractions[(r['chapter'], r['stage'])]:.3f}"
@@ -44,7 +44,7 @@ def calibrate(targets_file: pathlib.Path, fractions: dict, factor: float) -> int
     rows.sort(key=lambda r: lesson_order.get((r["chapter"], r["stage"]), len(lesson_order)))
     with open(targets_file, "w", newline="") as f:
         f.write("\n".join(comments) + "\n")
-        writer = csv.DictWriter(f, ["chapter", "stage", "target", "may_call"], lineterminator="\n")
+        writer = csv.DictWriter(f, ["chapter", "stage", "target"], lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     return len(fractions)
