@@ -20,7 +20,7 @@ turns do), nor any other committed file (a plot over a committed picture, say) b
 comment names as "rewrites FILE", and each document starts from the pristine exercises/.
 
 The shell is the one the README's quick start leaves: its .venv/ active. $SUBMISSIONS, which
-the Grading section uses, is a folder of two students' work: alice/ (the solutions/ tree, as a
+the grader's README (tools/grading/README.md) uses, is a folder of two students' work: alice/ (the solutions/ tree, as a
 student who solved everything) and bob.tar.gz (the pristine exercises/, as one who did nothing).
 
 Then the student's loop as one exercise's header writes it (HEADER_LOOP below), with its
@@ -45,8 +45,8 @@ GUARD = "TUT_DOCUMENTED_COMMANDS"  # set while this runs, so that the suite it r
 
 
 def documents(root: pathlib.Path):
-    return [root / "README.md", *sorted(root.glob("chapters/*/README.md")), root / "slides" / "README.md",
-            *sorted(root.glob("slides/[0-9]*.md"))]
+    return [root / "README.md", root / "tools" / "grading" / "README.md", *sorted(root.glob("chapters/*/README.md")),
+            root / "slides" / "README.md", *sorted(root.glob("slides/[0-9]*.md"))]
 
 
 def commands(markdown: str):
