@@ -1,6 +1,6 @@
-# Sourced by the benchmark scripts, with the build directory as $1. They time GPU stages
-# against ceilings measured on the GPU, so without a usable one they say why and exit 77
-# (skip) before measuring anything.
+# Sourced by the benchmark scripts (chapters/NN-name/*.sh), with the build directory as $1. They
+# time GPU stages against ceilings measured on the GPU, so without a usable one they say why and
+# exit 77 (skip) before measuring anything.
 why=$("${1:?build directory}/chapters/00-device/device_info" 2>&1 >/dev/null) || {
   status=$?
   if [ "$status" -eq 77 ]; then
@@ -21,7 +21,7 @@ write_source() {
     commit="$commit, with uncommitted changes"
   fi
   {
-    echo "script: tools/$(basename "$0")"
+    echo "script: $(realpath --relative-to="$(dirname "$0")/../.." "$0")"  # from the repository root
     echo "commit: $commit"
     echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"

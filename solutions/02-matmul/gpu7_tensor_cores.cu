@@ -13,7 +13,7 @@
 // rate is twice that of the FP64 units (chapter 00's `peak`).
 // What still limits it: the tensor pipe, busy 84% of the time in Nsight Compute (cuBLAS: 98%);
 // the rest is the barrier and the fragment loads at the start of each k-tile, when the 8 warps
-// of the SM's one block all wait at once. Variants: tools/plot_matmul.py --markdown.
+// of the SM's one block all wait at once. Variants: chapters/02-matmul/plot_matmul.py --markdown.
 // Needs FP64 tensor cores: compute capability 8.0 (8x8x4 shape) or 9.0 (16x8x8, 16x8x16).
 // gpu8 launches the same kernel in other tile shapes and with k split along blockIdx.z, and a
 // stream-K kernel built from the same two pieces, multiply_k_tiles and store_tile (gpu7_tiles,

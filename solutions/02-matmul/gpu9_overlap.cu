@@ -2,7 +2,7 @@
 //   run:  build/chapters/02-matmul/matmult_f gpu9 4096 4096 4096
 //   test: meson test -C build matmul-gpu9 matmul-gpu9-idea --print-errorlogs
 //   timeline of a call: MATMUL_GPU9_TIMELINE=t.csv build/chapters/02-matmul/matmult_f gpu9 4096 4096 4096,
-//     then tools/plot_matmul.py --timeline t.csv --png t.png
+//     then chapters/02-matmul/plot_matmul.py --timeline t.csv --png t.png
 // Change from gpu8: the kernel stays (gpu8's plan); what changes is the way to and from it. The
 // course passes ordinary (pageable) host memory, which the GPU's copy engine cannot read by
 // itself: cudaMemcpy from it goes through a driver buffer, one piece after the other, while
@@ -49,7 +49,7 @@ constexpr int kPieces = 8;  // C cut into this many pieces of rows (of whole 128
 // the streams, and an event per slot (its last copy done) and per piece. Never freed: it lives
 // as long as the process, as a library's workspace does.
 // When MATMUL_GPU9_TIMELINE names a file, each call writes there when each of its copies and
-// products ran, for the lesson's picture (tools/plot_matmul.py --timeline): a line per span,
+// products ran, for the lesson's picture (chapters/02-matmul/plot_matmul.py --timeline): a line per span,
 // lane (cpu, in, compute, out), what, start and end in ms from the call's start. GPU spans are
 // timed by events around them, the CPU's by the host clock from the moment the first event ran.
 class Timeline {

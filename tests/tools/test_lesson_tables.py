@@ -220,7 +220,7 @@ def bandwidth_at(size):
     return lambda k, s: s.num("gb_per_s", kind=k["kind"], bytes=size)
 
 
-# chapter 01: the tour's tables (tools/plot_heat.py --markdown), its sweep, variants and profile
+# chapter 01: the tour's tables (chapters/01-heat/plot_heat.py --markdown), its sweep, variants and profile
 def csv_text(column):
     return lambda k, s: s.find(**k)[column]
 
@@ -264,7 +264,7 @@ def busiest(row, units):
 
 
 def heat_profile(s, stage):
-    """Stage's launches in a profile of tools/bench_heat.sh's loop: the .sum metrics summed, the
+    """Stage's launches in a profile of chapters/01-heat/bench_heat.sh's loop: the .sum metrics summed, the
     others averaged, with the number of launches and of steps they ran."""
     rows = [r for r in s.rows if r["stage"] == stage]
     steps = int(rows[0]["steps"])
@@ -322,7 +322,7 @@ def alt_vs_v4(k, s):
     return [s.num("time_s", stage="v4") / s.num("time_s", stage=stage) for stage in k["stages"]]
 
 
-# chapter 02: tools/plot_matmul.py --markdown and --ncu
+# chapter 02: chapters/02-matmul/plot_matmul.py --markdown and --ncu
 def square(n):
     return {"m": str(n), "n": str(n), "k": str(n)}
 
@@ -442,7 +442,7 @@ def longest_wait(row):
     return max(v for name, v in row.items() if name.startswith(MM_STALL) and isinstance(v, float))
 
 
-# chapter 03: tools/plot_poisson.py --markdown
+# chapter 03: chapters/03-poisson/plot_poisson.py --markdown
 POISSON_H100 = "chapters/03-poisson/results/h100"  # gpu4 and gpu5, past the report
 
 
@@ -458,7 +458,7 @@ def scaling_eff(gpus):
     return lambda k, s: s.num("efficiency", stage=f"{k['stage']} x{gpus}")
 
 
-# chapter 04: tools/plot_pm.py --markdown (its ncu tables: the last of each stage's three launches)
+# chapter 04: chapters/04-particle-mesh/plot_pm.py --markdown (its ncu tables: the last of each stage's three launches)
 def transfer(ms, x):
     return lambda k, s: [s.num(ms, stage=k["stage"]), s.num(x, stage=k["stage"])]
 
@@ -492,7 +492,7 @@ LESSONS_2010 = {  # chapter 04's closing table: its numbers, from the part2data,
 }
 
 
-# chapter 05: tools/plot_four_steps.py --markdown (the profile: every kernel of one time step)
+# chapter 05: chapters/05-four-steps/plot_four_steps.py --markdown (the profile: every kernel of one time step)
 FOUR_CELLS = 2001 * 2001
 FOUR_UNITS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
               "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed")
@@ -537,7 +537,7 @@ def four_profile(what):
     return value
 
 
-FOUR_NCU_COLS = [  # the profile table of chapter 05, as tools/plot_four_steps.py prints it
+FOUR_NCU_COLS = [  # the profile table of chapter 05, as chapters/05-four-steps/plot_four_steps.py prints it
     Col("kernels per step", four_profile("kernels"), 0), Col("time per step (ms)", four_profile("ms"), 2),
     Col("DRAM B / cell update", four_profile("dram"), 0), Col("FP64 flop / cell update", four_profile("flops"), 0),
     Col("flop / DRAM byte", four_profile("intensity"), 2),
@@ -756,7 +756,7 @@ TABLES = [
               Col("Gupdates/s", csv_value("gupdates_per_s"), 2), Col("GB/s at 24 B/update", csv_value("gb_per_s"), 0),
               Col("% of copy (same run)", csv_value("pct_copy"), 1)]),
     Table("chapters/03-poisson/README.md", "gpu4 and gpu5 by size",
-          "One run of `tools/bench_poisson.sh build chapters/03-poisson/results h100`", POISSON_H100 + "_sizes.csv",
+          "One run of `chapters/03-poisson/bench_poisson.sh build chapters/03-poisson/results h100`", POISSON_H100 + "_sizes.csv",
           whole("N"), [
               Col("gpu3", poisson_rate("gpu3"), 1), Col("gpu4", poisson_rate("gpu4"), 1),
               Col("gpu5", poisson_rate("gpu5"), 1),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots and tables for chapter 00-device, from the CSVs of tools/bench_device.sh.
+"""Plots and tables for chapter 00-device, from the CSVs of chapters/00-device/bench_device.sh.
 
 Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown] [--out DIR]
   PREFIX_bandwidth.csv -> DIR/NAME_bandwidth.png GB/s against copy size, one line per kind
@@ -9,7 +9,12 @@ Usage: plot_device.py PREFIX [--heat HEAT.csv] [--markdown] [--out DIR]
   --out DIR   where the pictures go (default plots/), NAME being PREFIX's last part;
               --out chapters/NN-.../results redraws the committed ones
 """
-from plotting import load, log_axes, pictures, prefix_parser, pyplot, run, save
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+from plotting import load, log_axes, pictures, prefix_parser, pyplot, run, save  # noqa: E402
 
 
 def plot_bandwidth(rows, out):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plot and tabulate chapter 02-matmul's benchmark (the CSV of matmul_bench --csv) and profile
-(the CSV of tools/profile_matmul.sh).
+(the CSV of chapters/02-matmul/profile_matmul.sh).
 
 Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv]
        plot_matmul.py --timeline TIMELINE.csv --png OUT.png
@@ -14,9 +14,13 @@ Usage: plot_matmul.py RESULT.csv [--png OUT.png] [--markdown] [--ncu PROFILE.csv
               CPU's copies and the three streams' copies and products, one lane each (--png)
 """
 import functools
+import pathlib
+import sys
 
-import chapters
-from plotting import InputError, Parser, busiest, load, log_axes, ncu_profiles, png, pyplot, run, save
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+import chapters  # noqa: E402
+from plotting import InputError, Parser, busiest, load, log_axes, ncu_profiles, png, pyplot, run, save  # noqa: E402
 
 
 def plotted(rows):

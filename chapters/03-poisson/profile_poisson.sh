@@ -5,9 +5,9 @@
 # depth for gpu4, the whole persistent launch for gpu5), written as NAME_poisson_ncu.csv, each
 # kernel after a line "# stage S, N n, iterations k" (the iterations that kernel did, for bytes
 # per update).
-#   usage: tools/profile_poisson.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_poisson.sh build /tmp/r h100
+#   usage: chapters/03-poisson/profile_poisson.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/03-poisson/profile_poisson.sh build /tmp/r h100
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 jacobi=${1:?build directory}/chapters/03-poisson/jacobi
 out=${2:?output directory}
 name=${3:-gpu}

@@ -2,10 +2,10 @@
 # Chapter 05-four-steps' Nsight Compute profile: every kernel of one time step (the time step's
 # two kernels and three Runge-Kutta stages) of each GPU stage (CUDA, and OpenACC where the build
 # has it) at 2001^2, run through vortex,
-# written as NAME_four_steps_ncu.csv (the lesson's table: tools/plot_four_steps.py PREFIX --markdown).
-#   usage: tools/profile_four_steps.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_four_steps.sh build /tmp/r h200
+# written as NAME_four_steps_ncu.csv (the lesson's table: chapters/05-four-steps/plot_four_steps.py PREFIX --markdown).
+#   usage: chapters/05-four-steps/profile_four_steps.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/05-four-steps/profile_four_steps.sh build /tmp/r h200
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 vortex=${1:?build directory}/chapters/05-four-steps/vortex
 out=${2:?output directory}
 name=${3:-gpu}
@@ -22,8 +22,8 @@ wanted+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per
 metrics=$(ncu_metrics "$wanted")
 # Every kernel of the stage's warm-up run, one time step (vortex puts it in its own NVTX range).
 # The OpenACC stages' regions too, where this build has them (GCC's offloading).
-stages=$(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps gpu)
-acc=$(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps acc)
+stages=$(python3 "$(dirname "$0")/../../tools/chapters.py" stages 05-four-steps gpu)
+acc=$(python3 "$(dirname "$0")/../../tools/chapters.py" stages 05-four-steps acc)
 if "$vortex" --stage "${acc%%$'\n'*}" --size 8 --steps 1 --check-steps 1 --repeats 1 > /dev/null 2>&1; then
   stages+=" $acc"
 fi

@@ -5,14 +5,19 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
        plot_heat.py --ncu NCU.csv TOUR_512.csv
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
   --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
-  --sweep     print a block-shape sweep (tools/sweep_heat_blocks.sh) as a Markdown table, with
+  --sweep     print a block-shape sweep (chapters/01-heat/sweep_heat_blocks.sh) as a Markdown table, with
               the blocks launched per step and the time per block of the first stage
-  --variants  print the rows of a sweep of stages and variants (tools/bench_heat.sh's
+  --variants  print the rows of a sweep of stages and variants (chapters/01-heat/bench_heat.sh's
               *_512_sweep.csv, *_128_alternatives.csv), with the single-step bound of the run
-  --ncu       print the Nsight Compute table (tools/bench_heat.sh's *_ncu_512.csv) and each
+  --ncu       print the Nsight Compute table (chapters/01-heat/bench_heat.sh's *_ncu_512.csv) and each
               stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
-from plotting import Parser, busiest, load, ncu_profiles, png, pyplot, run, save
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+from plotting import Parser, busiest, load, ncu_profiles, png, pyplot, run, save  # noqa: E402
 
 
 def number(text, digits):

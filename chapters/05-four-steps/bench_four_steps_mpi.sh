@@ -5,7 +5,7 @@
 # C / P threads each (vortex_mpi under mpirun, each process bound to its own cores), for P = 1,
 # 2, 4, ... up to the cores. 2001^2 cells; STEPS time steps (default 100). Writes
 # NAME_four_steps_mpi.csv (the MPI rows) and NAME_four_steps_openmp.csv (OpenMP: threads free, bound).
-#   usage: tools/bench_four_steps_mpi.sh BUILD_DIR OUT_DIR [NAME [STEPS]]
+#   usage: chapters/05-four-steps/bench_four_steps_mpi.sh BUILD_DIR OUT_DIR [NAME [STEPS]]
 set -euo pipefail
 build=${1:?build directory}
 out=${2:?output directory}
@@ -17,7 +17,7 @@ if [ ! -x "$vortex_mpi" ]; then
   exit 77
 fi
 cores=$(nproc)
-openmp=$(python3 "$(dirname "$0")/chapters.py" stages 05-four-steps cpu | tail -n 1)  # the best OpenMP stage
+openmp=$(python3 "$(dirname "$0")/../../tools/chapters.py" stages 05-four-steps cpu | tail -n 1)  # the best OpenMP stage
 mkdir -p "$out"
 # It runs twice: its threads where the system puts them, then bound one to a core, as mpirun binds
 # each process to its cores (so that binding alone is not mistaken for what MPI buys).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots and tables for chapter 04-particle-mesh, from tools/bench_pm.sh's CSVs.
+"""Plots and tables for chapter 04-particle-mesh, from chapters/04-particle-mesh/bench_pm.sh's CSVs.
 
 Usage: plot_pm.py PREFIX [--markdown] [--out DIR]
   PREFIX_part2data_sizes.csv -> DIR/NAME_part2data.png GB/s at 16 B/particle against the count
@@ -12,9 +12,13 @@ Usage: plot_pm.py PREFIX [--markdown] [--out DIR]
 """
 import csv
 import io
+import pathlib
+import sys
 
-import chapters
-from plotting import InputError, copy_gbps, load, pyplot, read_lines, run_prefix_tool, save
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+import chapters  # noqa: E402
+from plotting import InputError, copy_gbps, load, pyplot, read_lines, run_prefix_tool, save  # noqa: E402
 
 
 def device(rows):

@@ -7,9 +7,9 @@
 #   force            every stage and axis at 512^3
 #   strips           the strip length (of chapters.list's strip_sweep) swept at 256^3, 512^3 and 1024^3
 #   force_sizes      the GPU force stages from 128^3 to 1024^3
-#   usage: tools/bench_pm.sh BUILD_DIR OUT_DIR [NAME]
+#   usage: chapters/04-particle-mesh/bench_pm.sh BUILD_DIR OUT_DIR [NAME]
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 dir="${1:?build directory}/chapters/04-particle-mesh"
 out=${2:?output directory}
 name=${3:-gpu}
@@ -19,8 +19,8 @@ append() {  # append one run's CSV to a file; keep the header of the first run o
   if [ -s "$file" ]; then "$@" --csv | tail -n +2 >> "$file"; else "$@" --csv > "$file"; fi
 }
 # A list's GPU stages, comma-separated, from chapters/chapters.list and the list.
-gpu_stages() { python3 "$(dirname "$0")/chapters.py" stages 04-particle-mesh gpu --list "$1" | paste -sd, -; }
-show() { python3 "$(dirname "$0")/chapters.py" show 04-particle-mesh "$1"; }
+gpu_stages() { python3 "$(dirname "$0")/../../tools/chapters.py" stages 04-particle-mesh gpu --list "$1" | paste -sd, -; }
+show() { python3 "$(dirname "$0")/../../tools/chapters.py" show 04-particle-mesh "$1"; }
 rm -f "$out/${name}"_{part2data,part2data_sizes,transfers,pieces,force,strips,force_sizes}.csv
 append part2data "$dir/part2data"
 for np in 1048576 4194304 16777216 67108864 268435456; do

@@ -7,14 +7,14 @@
 #   NAME_on_chip_sizes.csv         v4, v7 and v8 from 64^3 to 160^3 (where v8 stops fitting on chip)
 #   NAME_ncu_512.csv, NAME_ncu_128.csv   Nsight Compute, every launch of each GPU stage over 24
 #                                  steps at 512^3, and of v4, v7, v8 at 128^3 (if ncu is there)
-#   usage: tools/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_heat.sh build /tmp/results h200
+#   usage: chapters/01-heat/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/01-heat/bench_heat.sh build /tmp/results h200
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 build=${1:?build directory}
 out=${2:?output directory}
 name=${3:-gpu}
 heat="$build/chapters/01-heat/heat3d"
-show() { python3 "$(dirname "$0")/chapters.py" show 01-heat "$1"; }  # a selection of chapters.list
+show() { python3 "$(dirname "$0")/../../tools/chapters.py" show 01-heat "$1"; }  # a selection of chapters.list
 mkdir -p "$out"
 "$heat" --size 128 --steps 5000 --repeats 5 --cpu-steps 20 --csv > "$out/${name}_128.csv"
 "$heat" --size 512 --steps 5000 --repeats 3 --cpu-steps 4 --csv > "$out/${name}_512.csv"
@@ -53,7 +53,7 @@ if command -v ncu > /dev/null; then
         "$heat" --check --size "$size" --steps 24 --stage "$stage" 2>&1 | grep '^"'
     done
   }
-  profile 512 $(python3 "$(dirname "$0")/chapters.py" stages 01-heat gpu) > "$out/${name}_ncu_512.csv"
+  profile 512 $(python3 "$(dirname "$0")/../../tools/chapters.py" stages 01-heat gpu) > "$out/${name}_ncu_512.csv"
   profile 128 v4 v7 v8 > "$out/${name}_ncu_128.csv"
 fi
 write_source "$out" "$name"

@@ -6,10 +6,10 @@
 #                     the caller's arrays page-locked (--pinned-host): pinned copies without overlap
 #   NAME_matmul_bandwidth.csv   chapter 00's bandwidth at one matrix of 4096^2 and 8192^2 doubles
 #                     (128 and 512 MiB), pageable and pinned: the copies' bound of host to host
-#   usage: tools/bench_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_matmul.sh build /tmp/r h200
-# Its Nsight Compute profile is tools/profile_matmul.sh.
+#   usage: chapters/02-matmul/bench_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/02-matmul/bench_matmul.sh build /tmp/r h200
+# Its Nsight Compute profile is chapters/02-matmul/profile_matmul.sh.
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 dir=${1:?build directory}/chapters/02-matmul
 out=${2:?output directory}
 name=${3:-gpu}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Chapter 02-matmul's Nsight Compute profile: one kernel of each GPU type (and of each variant
 # matmult_f knows) at N = 4096, run through matmult_f, written as NAME_matmul_ncu.csv (the
-# lesson's table: tools/plot_matmul.py --ncu).
-#   usage: tools/profile_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/profile_matmul.sh build /tmp/r h200
+# lesson's table: chapters/02-matmul/plot_matmul.py --ncu).
+#   usage: chapters/02-matmul/profile_matmul.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/02-matmul/profile_matmul.sh build /tmp/r h200
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 dir=${1:?build directory}/chapters/02-matmul
 out=${2:?output directory}
 name=${3:-gpu}
@@ -25,7 +25,7 @@ done
 metrics=$(ncu_metrics "$wanted")
 # The chapter's GPU types but the untimed one-thread one (chapters/chapters.list), and every
 # variant matmult_f knows.
-types=$(python3 "$(dirname "$0")/chapters.py" stages 02-matmul gpu --timed)
+types=$(python3 "$(dirname "$0")/../../tools/chapters.py" stages 02-matmul gpu --timed)
 types+=" $("$dir/matmult_f" --help | sed -n 's/^ *or a variant: //p' | tr -d ',')"
 for type in $types; do
   echo "# type $type, n 4096"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Plot and tables for chapter 05-four-steps, from tools/bench_four_steps.sh's CSV and
-tools/profile_four_steps.sh's profile.
+"""Plot and tables for chapter 05-four-steps, from chapters/05-four-steps/bench_four_steps.sh's CSV and
+chapters/05-four-steps/profile_four_steps.sh's profile.
 
 Usage: plot_four_steps.py PREFIX [--markdown] [--out DIR]
   PREFIX_four_steps.csv      -> DIR/NAME_four_steps.png cell updates per second, CPU and GPU, step by step
@@ -14,10 +14,14 @@ Usage: plot_four_steps.py PREFIX [--markdown] [--out DIR]
 """
 import functools
 import os
+import pathlib
 import re
+import sys
 
-import chapters
-from plotting import busiest, load, pictures, prefix_parser, pyplot, read_lines, run, save
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+import chapters  # noqa: E402
+from plotting import busiest, load, pictures, prefix_parser, pyplot, read_lines, run, save  # noqa: E402
 
 SEED = {  # the ONERA slides' table: seconds for 2001^2 cells x 100 steps (Xeon E5-1650v3, 6 cores; K20Xm)
     "ref": ("4785", "-"), "0": ("677", "278"), "1": ("497", "70"), "2": ("364", "40"), "3": ("199", "33"),
@@ -120,7 +124,7 @@ def three_columns_table(rows):
 
 def mpi_table(prefix):
     """The MPI stage on this machine's cores split among processes, against OpenMP alone (the last
-    CPU stage), from tools/bench_four_steps_mpi.sh."""
+    CPU stage), from chapters/05-four-steps/bench_four_steps_mpi.sh."""
     openmp, runs = load(prefix + "_four_steps_openmp.csv"), load(prefix + "_four_steps_mpi.csv")
     base, cores = float(openmp[0]["s_per_100_steps"]), int(runs[0]["processes"]) * int(runs[0]["threads"])
     print("| run | processes x threads | s / 100 steps | Mcups | vs OpenMP alone |")

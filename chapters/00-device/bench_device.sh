@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 00-device's measurements: properties, bandwidths over sizes, measured ceilings.
-#   usage: tools/bench_device.sh BUILD_DIR OUT_DIR [NAME]   e.g. tools/bench_device.sh build /tmp/r h200
+#   usage: chapters/00-device/bench_device.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/00-device/bench_device.sh build /tmp/r h200
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 dir="${1:?build directory}/chapters/00-device"
 out=${2:?output directory}
 name=${3:-gpu}

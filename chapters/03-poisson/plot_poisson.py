@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots and tables for chapter 03-poisson, from tools/bench_poisson.sh's CSVs.
+"""Plots and tables for chapter 03-poisson, from chapters/03-poisson/bench_poisson.sh's CSVs.
 
 Usage: plot_poisson.py PREFIX [--markdown] [--out DIR]
   PREFIX_sizes.csv    -> DIR/NAME_sizes.png lattice updates per second against N, per stage
@@ -12,8 +12,12 @@ Usage: plot_poisson.py PREFIX [--markdown] [--out DIR]
                       --out chapters/NN-.../results redraws the committed ones
 """
 import os
+import pathlib
+import sys
 
-from plotting import copy_gbps, load, log_axes, pyplot, run_prefix_tool, save
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))  # plotting.py, chapters.py
+
+from plotting import copy_gbps, load, log_axes, pyplot, run_prefix_tool, save  # noqa: E402
 
 
 def plot_sizes(rows, out):

@@ -6,10 +6,10 @@
 #                     512, 1024, 2048 and 8192, 1000 iterations
 #   NAME_scaling.csv  the multi-GPU stages on 1, 2 and 4 GPUs at N = 16384, 1000 iterations, each
 #                     beside the one-GPU stage that jacobi runs with them, measured in the same run
-#   usage: tools/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
+#   usage: chapters/03-poisson/bench_poisson.sh BUILD_DIR OUT_DIR [NAME] [MAX_GPUS]
 #   MAX_GPUS: the most GPUs the scaling runs take (default: the GPUs nvidia-smi lists)
 set -euo pipefail
-source "$(dirname "$0")/require_gpu.sh" "${1:?build directory}"
+source "$(dirname "$0")/../../tools/require_gpu.sh" "${1:?build directory}"
 jacobi="${1:?build directory}/chapters/03-poisson/jacobi"
 out=${2:?output directory}
 name=${3:-gpu}
@@ -22,7 +22,7 @@ append() {  # run one configuration; keep the header of the first run only
 }
 sizes="$out/${name}_sizes.csv"; depths="$out/${name}_depths.csv"; scaling="$out/${name}_scaling.csv"
 rm -f "$sizes" "$depths" "$scaling"
-stages() { python3 "$(dirname "$0")/chapters.py" stages 03-poisson "$@"; }  # from chapters.list
+stages() { python3 "$(dirname "$0")/../../tools/chapters.py" stages 03-poisson "$@"; }  # from chapters.list
 for stage in $(stages gpu --untimed); do
   for N in 64 128; do append "$sizes" "$stage" $N 10; done
 done
