@@ -3,9 +3,11 @@
 
 Usage: test_lesson_tables.py [ROOT]   (ROOT: the repository to check, by default this one)
 
-Every number in a lesson comes from a committed file. For each table of chapters/*/README.md and
-slides/*.md that is generated from (or copied out of) a CSV under chapters/*/results/, TABLES
-below says where the table is (a line above it, usually its link to the CSV, and which table
+Every number in a lesson comes from a committed file. A table that a chapter's plot script
+prints whole is generated into the lesson and compared with that output (tools/lesson_tables.py,
+the test lesson-tables-generated). For each other table of chapters/*/README.md and slides/*.md
+that is taken from a CSV under chapters/*/results/ (some of its rows or columns, or figures
+worked out from it), TABLES below says where the table is (a line above it, usually its link to the CSV, and which table
 after that line), which file it comes from, how a row of the table finds its row of the CSV (the
 key), and what each checked column holds: a CSV column or a simple formula on the CSV, rounded as
 the lesson rounds it. A cell with several numbers ("0.295 (x633)") lists one value per number,
@@ -180,10 +182,9 @@ MATMUL = "chapters/02-matmul/results/h200_matmul.csv"
 POISSON = "chapters/03-poisson/results/h200"
 PM = "chapters/04-particle-mesh/results/h200"
 FOUR = "chapters/05-four-steps/results/h200_four_steps.csv"
-FOUR_ACC = "chapters/05-four-steps/results/h100_four_steps.csv"
 
 
-# chapter 00: device_info's properties (device 0), bandwidth at three sizes, the measured ceilings
+# chapter 00: device_info's properties (device 0), and the slides' picks of the bandwidths and ceilings
 def prop(name, scale=1.0):
     return lambda s: float(s.find(device="0", property=name)["value"]) * scale
 
@@ -220,42 +221,12 @@ def bandwidth_at(size):
     return lambda k, s: s.num("gb_per_s", kind=k["kind"], bytes=size)
 
 
-# chapter 01: the tour's tables (chapters/01-heat/plot_heat.py --markdown), its sweep, variants and profile
+# chapter 01: the columns taken from the tours, the sweeps of variants, the 128^3 profile and v8's runs
 def csv_text(column):
     return lambda k, s: s.find(**k)[column]
 
 
-def tour_cols(time_header):
-    return [Col("what", csv_text("what")), Col("block", csv_text("block")), Col(time_header, csv_value("time_s"), 4),
-            Col("vs prev", csv_value("speedup_prev"), 2), Col("vs v0", csv_value("speedup_v0"), 1),
-            Col("GCells/s", csv_value("gcells_per_s"), 2), Col("GB/s", csv_value("gb_per_s"), 0), Col("% of copy", csv_value("pct_copy"), 1)]
-
-
-def problem_numbers(s):
-    """(nx, ny, nz, steps) of a heat CSV's problem: "512 x 512 x 512 cells, float, 1000 steps; ..."."""
-    problem = s.rows[0]["problem"]
-    nx, ny, nz = (int(v) for v in problem.split(" cells")[0].split(" x "))
-    return nx, ny, nz, int(problem.split(", ")[2].split()[0])
-
-
-def block_dims(k):
-    return [int(v) for v in k["block"].split("x")]
-
-
-def blocks_per_step(k, s):
-    nx, ny, nz, _ = problem_numbers(s)
-    bx, by, bz = block_dims(k)
-    return -(-nx // bx) * -(-ny // by) * -(-nz // bz)
-
-
-def ns_per_block(k, s):
-    steps = problem_numbers(s)[3]
-    return s.num("time_s", stage="v2", block=k["block"]) / steps / blocks_per_step(k, s) * 1e9
-
-
 HEAT_UPDATES = 510 ** 3  # interior cells of the 512^3 problem
-HEAT_UNITS = ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-              "l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
 
 
 def busiest(row, units):
@@ -278,23 +249,6 @@ def heat_metric(f, updates_per_step=HEAT_UPDATES):
     def value(k, s):
         profile = heat_profile(s, k["stage"])
         return f(profile, updates_per_step * profile["steps"])
-    return value
-
-
-def heat_bytes(row, per):
-    return (row["dram__bytes_read.sum"] + row["dram__bytes_write.sum"]) / per
-
-
-def heat_roofline(what, run=HEAT_H100):
-    """chapter 01's roofline table: 9 flops per update over the profiled DRAM bytes, the tour's rate,
-    the roof at that intensity under the tour's copy ceiling."""
-    def value(k, s):
-        profile = heat_profile(s, k["stage"])
-        intensity = 9 / heat_bytes(profile, HEAT_UPDATES * profile["steps"])
-        tour = load(run + "_512.csv")
-        gflops = 9 * tour.num("gcells_per_s", stage=k["stage"])
-        roof = float(tour.rows[0]["copy ceiling"].split()[0]) * intensity
-        return {"intensity": intensity, "gflops": gflops, "roof": roof, "pct": 100 * gflops / roof}[what]
     return value
 
 
@@ -322,19 +276,9 @@ def alt_vs_v4(k, s):
     return [s.num("time_s", stage="v4") / s.num("time_s", stage=stage) for stage in k["stages"]]
 
 
-# chapter 02: chapters/02-matmul/plot_matmul.py --markdown and --ncu
+# chapter 02: the tables of chosen rows and columns, and the Nsight Compute table
 def square(n):
     return {"m": str(n), "n": str(n), "k": str(n)}
-
-
-MM_TYPES = ("gpu2", "gpu3", "gpu3r", "gpu4", "gpu5", "gpu6", "gpu7", "gpulib")
-MM_SIZES = ("256", "512", "1024", "2048", "4096", "8192", "1000x3000x500", "2017x1031x997", "4096x4096x64", "64x4096x4096")
-
-
-def mm_at(size):
-    """device_gflops of the key's type at a size of the variants' tables: N, or m x n x k."""
-    m, n, k = size.split("x") if "x" in size else (size,) * 3
-    return lambda key, s: s.num("device_gflops", type=key["type"], m=m, n=n, k=k)
 
 
 def mm(column, n=None, **match):
@@ -356,11 +300,6 @@ def mm_pct(of, n=None):
             return 100 * got / s.num("device_gflops", type="gpulib", **square(size))
         return 100 * got / float(s.rows[0][of])
     return value
-
-
-def lib_threads(k, s):
-    """The lib row's key cell names OpenBLAS's threads: "lib (16 threads)"."""
-    return [s.num("cpu_threads", type="lib", **square(4096))] if k["type"] == "lib" else []
 
 
 def with_threads(column, n):
@@ -442,7 +381,7 @@ def longest_wait(row):
     return max(v for name, v in row.items() if name.startswith(MM_STALL) and isinstance(v, float))
 
 
-# chapter 03: chapters/03-poisson/plot_poisson.py --markdown
+# chapter 03: the tables of chosen rows and columns
 POISSON_H100 = "chapters/03-poisson/results/h100"  # gpu4 and gpu5, past the report
 
 
@@ -450,15 +389,11 @@ def poisson_rate(stage):
     return lambda k, s: s.num("gupdates_per_s", stage=stage, **k)
 
 
-def poisson_depth(stage, N):
-    return lambda k, s: s.num("gupdates_per_s", stage=stage, N=N, **k)
-
-
 def scaling_eff(gpus):
     return lambda k, s: s.num("efficiency", stage=f"{k['stage']} x{gpus}")
 
 
-# chapter 04: chapters/04-particle-mesh/plot_pm.py --markdown (its ncu tables: the last of each stage's three launches)
+# chapter 04: chapters/04-particle-mesh/plot_pm.py's tables (its ncu tables: the last of each stage's three launches)
 def transfer(ms, x):
     return lambda k, s: [s.num(ms, stage=k["stage"]), s.num(x, stage=k["stage"])]
 
@@ -492,7 +427,7 @@ LESSONS_2010 = {  # chapter 04's closing table: its numbers, from the part2data,
 }
 
 
-# chapter 05: chapters/05-four-steps/plot_four_steps.py --markdown (the profile: every kernel of one time step)
+# chapter 05: the slides' tables and the lesson's tables of chosen rows
 FOUR_CELLS = 2001 * 2001
 FOUR_UNITS = ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
               "lts__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed")
@@ -544,34 +479,6 @@ FOUR_NCU_COLS = [  # the profile table of chapter 05, as chapters/05-four-steps/
     Col("kernel with the most time: share, registers, warps active, limiter", four_profile("top"), 0)]
 
 
-def mpi_key(row):
-    """chapter 05's MPI tables: the run ("cpu4 (OpenMP alone, threads free)", ...) and its processes."""
-    cells = [clean(c) for c in row.values()]
-    return {"run": cells[0], "processes": cells[1].split(" x ")[0]}
-
-
-def mpi_run(prefix, what):
-    """A row of bench_four_steps_mpi.sh's CSVs: cpu4's (free, bound: the OpenMP CSV's rows in
-    order) or cpu5's with that many processes; "x" is against cpu4 with its threads free."""
-    def value(k, s):
-        openmp = load(prefix + "_four_steps_openmp.csv").rows
-        if k["run"].startswith("cpu4"):
-            row = openmp[1 if "bound" in k["run"] else 0]
-        else:
-            row = s.find(processes=k["processes"])
-        seconds, cores = float(row["s_per_100_steps"]), int(s.rows[0]["processes"]) * int(s.rows[0]["threads"])
-        return {"s": seconds, "mcups": float(row["mcups"]), "x": float(openmp[0]["s_per_100_steps"]) / seconds,
-                "pt": [1, cores] if k["run"].startswith("cpu4") else [int(row["processes"]), int(row["threads"])]}[what]
-    return value
-
-
-def mpi_table(prefix, after):
-    return Table("chapters/05-four-steps/README.md", f"OpenMP + MPI, {prefix.split('/')[-1]}", after,
-                 prefix + "_four_steps_mpi.csv", mpi_key, [
-                     Col("processes x threads", mpi_run(prefix, "pt"), 0), Col("s / 100 steps", mpi_run(prefix, "s"), 2),
-                     Col("Mcups", mpi_run(prefix, "mcups"), 1), Col("vs OpenMP alone", mpi_run(prefix, "x"), 2)])
-
-
 def step_key(row):
     """chapter 05's rows: "ref (1 core)", "0 adaptation", ... "4 align / tile"."""
     cell = clean(next(iter(row.values())))
@@ -584,12 +491,6 @@ TABLES = [
     # --- chapter 00 ---------------------------------------------------------------------------
     Table("chapters/00-device/README.md", "properties", "[`results/h200x2_info.csv`]", H200X2 + "_info.csv",
           whole("property"), [Col("H200 (measured here)", properties, None)]),
-    Table("chapters/00-device/README.md", "bandwidths", "From [`results/h200x2_bandwidth.csv`]", H200X2 + "_bandwidth.csv",
-          whole("kind"), [Col("GB/s at 4 KiB", bandwidth_at(4096), 2), Col("GB/s at 1 MiB", bandwidth_at(1 << 20), 1),
-                          Col("GB/s at 1024 MiB", bandwidth_at(1 << 30), 1)]),
-    Table("chapters/00-device/README.md", "ceilings", "From [`results/h200x2_peak.csv`]", H200X2 + "_peak.csv",
-          whole("ceiling"), [Col("measured", csv_value("measured"), 0), Col("theoretical", csv_value("theoretical"), 0),
-                             Col("% of theoretical", csv_value("pct_theoretical"), 1)]),
     Table("slides/00-device.md", "K40c vs H200", "## K40c (2017) vs H200", H200X2 + "_info.csv",
           whole("property"), [Col("H200", properties, None)]),
     Table("slides/00-device.md", "1 GiB copies", "## What moving data costs (1 GiB copies)", H200X2 + "_bandwidth.csv",
@@ -604,37 +505,8 @@ TABLES = [
            Col("% of theoretical", csv_value("pct_theoretical"), 1)]),
 
     # --- chapter 01 ---------------------------------------------------------------------------
-    Table("chapters/01-heat/README.md", "128^3 tour", "**128 x 128 x 128 cells", HEAT + "_128.csv",
-          first_word(), tour_cols("time per 5000 steps (s)")),
-    Table("chapters/01-heat/README.md", "512^3 tour", "**512 x 512 x 512 cells", HEAT + "_512.csv",
-          first_word(), tour_cols("time per 5000 steps (s)")),
-    Table("chapters/01-heat/README.md", "block-shape sweep", "[`results/h200_512_blocks.csv`]",
-          HEAT + "_512_blocks.csv", whole("block"),
-          [Col("threads", lambda k, s: math.prod(block_dims(k)), 0), Col("v2 blocks per step", blocks_per_step, 0),
-           Col("v2 s per 1000 steps", csv_value("time_s", stage="v2"), 3), Col("v2 ns per block", ns_per_block, 2),
-           Col("v2 % of copy", csv_value("pct_copy", stage="v2"), 1),
-           Col("v4 s per 1000 steps", csv_value("time_s", stage="v4"), 3),
-           Col("v4 % of copy", csv_value("pct_copy", stage="v4"), 1)]),
     Table("chapters/01-heat/README.md", "the blog post's table, H200 column", "## The blog post's numbers beside ours",
           HEAT + "_128.csv", first_word(), [Col("**H200** (4124 GB/s measured copy)", csv_value("time_s"), 4)]),
-    Table("chapters/01-heat/README.md", "512^3 tour, H100", "## Beyond the blog post", HEAT_H100 + "_512.csv",
-          first_word(), tour_cols("time per 5000 steps (s)")),
-    Table("chapters/01-heat/README.md", "Nsight Compute at 512^3", "### What Nsight Compute sees: the launches of 24 steps",
-          HEAT_H100 + "_ncu_512.csv", first_word(), reader=read_ncu, cols=[
-              Col("steps per launch", heat_metric(lambda r, per: r["steps"] / r["launches"]), 0),
-              Col("µs per step", heat_metric(lambda r, per: r["gpu__time_duration.sum"] / 1e3 / (per / HEAT_UPDATES)), 0),
-              Col("DRAM read B/update", heat_metric(lambda r, per: r["dram__bytes_read.sum"] / per), 2),
-              Col("DRAM write B/update", heat_metric(lambda r, per: r["dram__bytes_write.sum"] / per), 2),
-              Col("L1 hit", heat_metric(lambda r, per: r["l1tex__t_sector_hit_rate.pct"]), 0),
-              Col("L2 hit", heat_metric(lambda r, per: r["lts__t_sector_hit_rate.pct"]), 0),
-              Col("warps active", heat_metric(lambda r, per: r["sm__warps_active.avg.pct_of_peak_sustained_active"]), 0),
-              Col("registers", heat_metric(lambda r, per: r["launch__registers_per_thread"]), 0),
-              Col("instructions per update", heat_metric(lambda r, per: r["smsp__inst_executed.sum"] * 32 / per), 1),
-              Col("limiter", heat_metric(lambda r, per: busiest(r, HEAT_UNITS)), 0)]),
-    Table("chapters/01-heat/README.md", "roofline", "### On the roofline", HEAT_H100 + "_ncu_512.csv", first_word(),
-          reader=read_ncu, cols=[
-              Col("flops per DRAM byte", heat_roofline("intensity"), 2), Col("GFLOP/s (tour)", heat_roofline("gflops"), 0),
-              Col("memory roof there (GFLOP/s)", heat_roofline("roof"), 0), Col("% of the roof", heat_roofline("pct"), 0)]),
     Table("chapters/01-heat/README.md", "v5 variants, % of copy",
           "[`results/h100_512_sweep.csv`](results/h100_512_sweep.csv), 512^3", HEAT_H100 + "_512_sweep.csv", whole("block"), [
               Col("v5 (float4, 1 row, 1 ahead)", csv_value("pct_copy", stage="v5"), 1),
@@ -657,8 +529,6 @@ TABLES = [
                   "v4 replayed as a CUDA graph (v7)": {"stages": ["v7"]}, "v5 replayed as a graph": {"stages": ["v7_v5"]},
                   "v6 replayed as a graph": {"stages": ["v7_v6"]}}),
           [Col("s per 5000 steps", alt_time, 4), Col("vs v4", alt_vs_v4, 2)]),
-    Table("chapters/01-heat/README.md", "v8: 128^3 on the H100", "[`results/h100_128.csv`](results/h100_128.csv), the tour at 128^3",
-          HEAT_H100 + "_128.csv", first_word(), tour_cols("time per 5000 steps (s)")),
     Table("chapters/01-heat/README.md", "v8: Nsight Compute at 128^3", "[`results/h100_ncu_128.csv`](results/h100_ncu_128.csv), the loop",
           "chapters/01-heat/results/h100_ncu_128.csv", first_word(), reader=read_ncu, cols=[
               Col("steps per launch", heat128_metric(lambda r, per: r["steps"] / r["launches"]), None),
@@ -686,18 +556,6 @@ TABLES = [
           first_word(), [Col("H200", csv_value("time_s"), 4)]),
 
     # --- chapter 02 ---------------------------------------------------------------------------
-    *[Table("chapters/02-matmul/README.md", f"N = {n}", f"**N = {n}**", MATMUL, first_word("type"), [
-        Col("type", lib_threads, 0),
-        Col("host to host (ms)", mm("host_ms", n), 2), Col("host to host GFLOP/s", mm("host_gflops", n), 0),
-        Col("device only (ms)", mm("device_ms", n), 2), Col("device only GFLOP/s", mm("device_gflops", n), 0)])
-      for n in (1024, 4096)],
-    Table("chapters/02-matmul/README.md", "device-only GFLOP/s by N", "Device-only GFLOP/s by N", MATMUL, whole("N"), [
-        Col(t, (lambda t: lambda k, s: s.num("device_gflops", type=t, **square(k["N"])))(t), 0)
-        for t in MM_TYPES]),
-    Table("chapters/02-matmul/README.md", "non-square shapes", "Non-square shapes (m x n x k)", MATMUL, whole("shape"), [
-        Col("lib (host)", lambda k, s: s.num("host_gflops", type="lib", **shape(k)), 0)] + [
-        Col(t, (lambda t: lambda k, s: s.num("device_gflops", type=t, **shape(k)))(t), 0)
-        for t in MM_TYPES]),
     Table("chapters/02-matmul/README.md", "from the K40c to the tensor cores", "### From the K40c to the tensor cores",
           MATMUL, lambda row: ({"peak": "fp64_fma_gflops"} if "FMA peak" in row["type"]
                                else {"peak": "fp64_tensor_peak_gflops"} if "tensor peak" in row["type"]
@@ -707,13 +565,6 @@ TABLES = [
               Col("% of FP64 FMA", k40c(mm_pct("fp64_fma_gflops", 4096),
                                         lambda k, s: 100 * peak_row(k, s) / float(s.rows[0]["fp64_fma_gflops"])), 1),
               Col("% of cuBLAS", k40c(mm_pct("cublas", 4096)), 1)]),
-    Table("chapters/02-matmul/README.md", "against the ceilings of the same run", "### Against the ceilings of the same run",
-          MATMUL, lambda row: {"type": clean(row["type"]), "N": clean(row["N"])}, [
-              Col("GFLOP/s", mm("device_gflops"), 0), Col("% of FP64 FMA", mm_pct("fp64_fma_gflops"), 1),
-              Col("% of FP64 tensor", mm_pct("fp64_tensor_peak_gflops"), 1), Col("% of cuBLAS", mm_pct("cublas"), 1),
-              Col("host to host GFLOP/s", mm("host_gflops"), 0)]),
-    *[Table("chapters/02-matmul/README.md", f"{t} and its variants", f"{t} and its variants, device-only", MATMUL,
-            first_word("type"), [Col(size, mm_at(size), 0) for size in MM_SIZES]) for t in ("gpu4", "gpu7")],
     Table("chapters/02-matmul/README.md", "gpu8 on every shape", "The plan it kept is the last column", MATMUL_H100,
           whole("shape"), [Col("cuBLAS TFLOP/s", mm_h100("device_gflops", "gpulib", 1e-3), 1),
                            Col("gpu7 TFLOP/s", mm_h100("device_gflops", "gpu7", 1e-3), 1),
@@ -750,11 +601,6 @@ TABLES = [
           cols=[Col(f"N = {n}", mm("device_gflops", n), 0) for n in (1024, 4096)]),
 
     # --- chapter 03 ---------------------------------------------------------------------------
-    Table("chapters/03-poisson/README.md", "sizes", "sizes ([`results/h200_sizes.csv`]", POISSON + "_sizes.csv",
-          lambda row: {"stage": clean(row["stage"]), "N": clean(row["N"])}, [
-              Col("iterations", csv_value("iterations"), 0), Col("time (s)", csv_value("time_s"), 4),
-              Col("Gupdates/s", csv_value("gupdates_per_s"), 2), Col("GB/s at 24 B/update", csv_value("gb_per_s"), 0),
-              Col("% of copy (same run)", csv_value("pct_copy"), 1)]),
     Table("chapters/03-poisson/README.md", "gpu4 and gpu5 by size",
           "One run of `chapters/03-poisson/bench_poisson.sh build chapters/03-poisson/results h100`", POISSON_H100 + "_sizes.csv",
           whole("N"), [
@@ -766,15 +612,6 @@ TABLES = [
               Col("gpu4 / single-iteration bound", lambda k, s: s.num("pct_copy", stage="gpu4", **k) / 100, 2),
               Col("gpu4 / gpu3", lambda k, s: poisson_rate("gpu4")(k, s) / poisson_rate("gpu3")(k, s), 2),
               Col("gpu5 / gpu3", lambda k, s: poisson_rate("gpu5")(k, s) / poisson_rate("gpu3")(k, s), 2)]),
-    Table("chapters/03-poisson/README.md", "gpu4 and gpu5 by depth", "**The depth**", POISSON_H100 + "_depths.csv",
-          whole("depth"), [Col(f"{stage} {N}", poisson_depth(stage, N), 1)
-                           for N in (256, 512, 1024, 2048, 8192) for stage in ("gpu4", "gpu5")]),
-    Table("chapters/03-poisson/README.md", "several GPUs", "### Several GPUs",
-          POISSON + "_scaling.csv", whole("stage"), [
-              Col("GPUs", csv_value("gpus"), 0), Col("time (s)", csv_value("time_s"), 4),
-              Col("Gupdates/s", csv_value("gupdates_per_s"), 1), Col("speed-up over gpu2", csv_value("speedup"), 2),
-              Col("efficiency (%)", csv_value("efficiency"), 1),
-              Col("copy measured in the run (GB/s)", lambda k, s: float(s.find(**k)["copy ceiling"].split()[0]), 0)]),
     Table("chapters/03-poisson/README.md", "one process per GPU", "[`results/h200_mpi.txt`](results/h200_mpi.txt)",
           POISSON + "_mpi.txt", whole("ranks"), reader=read_mpi, cols=[
               Col("ranks", lambda k, s: float(k["ranks"]), 0),
@@ -864,22 +701,8 @@ TABLES = [
         Col("GPU vs ref", four("speedup_ref", "gpu"), 0)]),
     Table("chapters/05-four-steps/README.md", "the gain of each step", "The gain of each step", FOUR, step_key, [
         Col("H200", four_gain("gpu"), 2), Col("our 16 cores", four_gain("cpu"), 2)]),
-    Table("chapters/05-four-steps/README.md", "Nsight Compute, one time step", "(`results/h200_four_steps_ncu.csv`",
-          "chapters/05-four-steps/results/h200_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=FOUR_NCU_COLS),
-    Table("chapters/05-four-steps/README.md", "three columns", "## The third column: OpenACC", FOUR_ACC, step_key, [
-        Col("CPU s / 100 steps", four("s_per_100_steps", "cpu"), "3g"),
-        Col("OpenACC s / 100 steps", four("s_per_100_steps", "acc"), "3g"),
-        Col("CUDA s / 100 steps", four("s_per_100_steps", "gpu"), "3g"),
-        Col("CPU Mcups", four("mcups", "cpu"), None), Col("OpenACC Mcups", four("mcups", "acc"), 0),
-        Col("CUDA Mcups", four("mcups", "gpu"), 0),
-        Col("CPU vs ref", four("speedup_ref", "cpu"), 1), Col("OpenACC vs ref", four("speedup_ref", "acc"), 1),
-        Col("CUDA vs ref", four("speedup_ref", "gpu"), 1),
-        Col("OpenACC vs the step before", four_gain("acc"), 2)]),
     Table("chapters/05-four-steps/README.md", "Nsight Compute, OpenACC and CUDA", "`results/h100_four_steps_ncu.csv`;",
           "chapters/05-four-steps/results/h100_four_steps_ncu.csv", first_word(), reader=read_ncu, cols=FOUR_NCU_COLS),
-    mpi_table("chapters/05-four-steps/results/h100_host", "The H100 machine's host, 16 cores"),
-    mpi_table("chapters/05-four-steps/results/h200_host", "The H200 machine's host, the same kind"),
-    mpi_table("chapters/05-four-steps/results/2core", "This 2-core machine (the kind CI runs on)"),
     Table("slides/05-four-steps.md", "the numbers", "![cell updates per second by step]", FOUR, step_key, [
         Col("16 cores", four("s_per_100_steps", "cpu"), None), Col("vs ref", four("speedup_ref", "cpu"), 1),
         Col("H200", four("s_per_100_steps", "gpu"), "3g"), Col("Mcups", four("mcups", "gpu"), 0),

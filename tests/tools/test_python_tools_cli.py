@@ -161,6 +161,13 @@ with tempfile.TemporaryDirectory() as scratch:
     refused("plot_matmul.py", "with an extra argument", plot_tool("plot_matmul.py"),
             RESULTS / "02-matmul/results/h200_matmul.csv", "extra.csv", "--markdown", names="extra.csv")
 
+    # --- lesson_tables.py ----------------------------------------------------------------------
+    tool = TOOLS / "lesson_tables.py"
+    helps("lesson_tables.py", tool)
+    refused("lesson_tables.py", "with an unknown option", tool, "--bogus", names="--bogus")
+    refused("lesson_tables.py", "with a document outside the repository", tool, "--check", a_file, names=str(a_file))
+    refused("lesson_tables.py", "with a missing document", tool, "--check", nothing, names=str(nothing))
+
     # --- chapters.py ---------------------------------------------------------------------------
     refused("chapters.py", "stages --timed --untimed (both: nothing)", TOOLS / "chapters.py", "stages", "01-heat",
             "--timed", "--untimed", names="--timed")
