@@ -7,11 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "graded.h"
 
 namespace tut {
 
@@ -70,14 +68,6 @@ template <class T>
 void poison(T* data, size_t n) {
   static_assert(std::numeric_limits<T>::has_quiet_NaN, "poison() is for floating-point outputs");
   for (size_t idx = 0; idx < n; ++idx) data[idx] = std::numeric_limits<T>::quiet_NaN();
-}
-
-// Uniform in [lo, hi), reproducible from the seed (and, in a grading run, the grader's seed).
-template <class T>
-void fill_random(T* data, size_t n, uint64_t seed, T lo = T(0), T hi = T(1)) {
-  std::mt19937_64 gen(test_seed(seed));
-  std::uniform_real_distribution<double> dist{double(lo), double(hi)};
-  for (size_t idx = 0; idx < n; ++idx) data[idx] = T(dist(gen));
 }
 
 }  // namespace tut

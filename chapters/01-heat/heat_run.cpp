@@ -2,6 +2,7 @@
 
 #include "check.h"
 #include "device.h"
+#include "random_inputs.h"
 #include "validate.h"
 
 static std::vector<float> with_poisoned_interior(const HeatGrid& g, std::vector<float> field) {

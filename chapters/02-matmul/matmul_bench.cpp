@@ -21,6 +21,7 @@
 #include "device.h"
 #include "figures.h"
 #include "matmul.h"
+#include "random_inputs.h"
 #include "timing.h"
 #include "validate.h"
 

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "device.h"
 #include "matmul.h"
+#include "random_inputs.h"
 #include "validate.h"
 
 namespace {

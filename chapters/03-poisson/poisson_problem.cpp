@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "poisson.h"
+#include "random_inputs.h"
 #include "validate.h"
 
 namespace {

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "pm_driver.h"
+#include "random_inputs.h"
 #include "timing.h"
 #include "validate.h"
 

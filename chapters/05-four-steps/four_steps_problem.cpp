@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "four_steps.h"
+#include "random_inputs.h"
 
 namespace {
 

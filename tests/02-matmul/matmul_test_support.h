@@ -11,6 +11,7 @@
 #include "check.h"
 #include "graded.h"
 #include "matmul.h"
+#include "random_inputs.h"
 #include "stage_param.h"
 #include "validate.h"
 

@@ -10,6 +10,7 @@
 
 #include "graded.h"
 #include "particle_mesh.h"
+#include "random_inputs.h"
 #include "stage_param.h"
 #include "validate.h"
 

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cli.h"
 #include "device.h"
+#include "random_inputs.h"
 #include "report.h"
 #include "timing.h"
 #include "validate.h"

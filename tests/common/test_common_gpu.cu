@@ -4,6 +4,7 @@
 #include "ceilings.h"
 #include "check.h"
 #include "device.h"
+#include "random_inputs.h"
 #include "timing.h"
 #include "validate.h"
 

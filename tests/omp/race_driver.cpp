@@ -6,6 +6,7 @@
 // -DRACE_HEAT, and so on; run by tests/omp/omp_race.py.
 #include <vector>
 
+#include "random_inputs.h"
 #include "validate.h"
 
 #if defined(RACE_HEAT)
