@@ -51,6 +51,13 @@ inline void release_if_pending(cudaEvent_t event) {
     if (cudaEventQuery(event) == cudaErrorNotReady) release_held();
 }
 
+// In stress builds, what is enqueued on `stream` from now on starts `ms` milliseconds late,
+// whatever the host does (a busy GPU's late kernel); nothing in other builds.
+void delay_stream(cudaStream_t stream, float ms);
+inline void delay(cudaStream_t stream, float ms = 20.0f) {
+  if constexpr (on) delay_stream(stream, ms);
+}
+
 #ifdef __CUDACC__
 // Waits about `us` microseconds where `late` holds, in stress builds; nothing otherwise.
 __device__ __forceinline__ void pause_if(bool late, unsigned us = 50) {

@@ -37,6 +37,7 @@
 
 #include "check.h"
 #include "matmul.h"
+#include "stress.h"
 
 namespace {
 

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "heat.h"
 #include "path_taken.h"
+#include "stress.h"
 
 namespace cg = cooperative_groups;
 
@@ -161,12 +162,17 @@ __global__ void __launch_bounds__(THREADS, 1)
       __syncthreads();
     }
   };
-  publish(mail);
+  // Two mailboxes take turns by the step's parity: a box may publish the next step's rows while
+  // a slower neighbour still reads this step's. (The stress suite's build with one mailbox,
+  // removed("second_mailbox"), must fail.)
+  const auto mailbox_of = [&](int step) { return mail + (tut::stress::removed("second_mailbox") ? 0 : step & 1) * mailbox; };
+  publish(mailbox_of(0));
   all_published(1);
 
   for (int step = 0; step < steps; ++step) {
     wait_for_boxes_beside(step + 1);
-    const float4* from = mail + (step & 1) * mailbox;
+    tut::stress::pause_if((blockIdx.x + blockIdx.y) % 2 == 1);  // stress builds: half the boxes read late
+    const float4* from = mailbox_of(step);
     float4 under = zero, over = zero;  // the rows under and over my column
     if (in_grid && box_under) under = __ldcg(from + at(j, k0 - 1));
     if (in_grid && box_over) over = __ldcg(from + at(j, k0 + COLUMN));
@@ -206,7 +212,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int z = 0; z < COLUMN; ++z)
         if (k0 + z >= g.nz - 1) c[z] = mine[z * pitch];
 
-    publish(mail + ((step + 1) & 1) * mailbox);
+    publish(mailbox_of(step + 1));
     all_published(step + 2);  // the tile is free again, and the next step may read my rows
   }
 

@@ -35,6 +35,7 @@
 
 #include "check.h"
 #include "matmul.h"
+#include "stress.h"
 
 namespace {
 
@@ -153,8 +154,10 @@ std::vector<Plan> ranked_plans(int m, int n, int k) {
 __global__ void sum_shares(long long count, int shares, const double* __restrict__ slices, double* __restrict__ C) {
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < count; e += (long long)gridDim.x * blockDim.x) {
     // EXERCISE: C[e] = the sum over the shares z of slices[z count + e]
+    // (The stress suite's build that leaves the last share out, removed("last_share"), must fail.)
+    const int summed = tut::stress::removed("last_share") ? shares - 1 : shares;
     double sum = 0;
-    for (int z = 0; z < shares; ++z) sum += slices[z * count + e];
+    for (int z = 0; z < summed; ++z) sum += slices[z * count + e];
     C[e] = sum;
   }
 }
