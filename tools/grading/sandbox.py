@@ -312,7 +312,7 @@ class Sandbox:
         """As run(), without waiting: .wait(limit) gives its Ran."""
         env = dict(env or {})
         if not self.bwrap or not self.monitor:
-            return Unconfined(cmd, cwd, env, pass_fds, self.memory if data_limit else 0)
+            return Unconfined(cmd, cwd, env, pass_fds, self.memory if data_limit else 0, fetch)
         if "LD_PRELOAD" in env:
             env["TUT_PRELOAD"] = env.pop("LD_PRELOAD")
         return Running(self, cmd, cwd, env, view, pass_fds, fetch, data_limit)
@@ -415,12 +415,20 @@ def parse_report(data: bytes) -> dict:
 
 
 class Unconfined:
-    """CMD as it is, where there is no sandbox: with the grader's rights, its output capped all the same."""
+    """CMD as it is, where there is no sandbox: with the grader's rights, its output capped all the
+    same. It has no /tmp of its own: a FETCH file under /tmp goes to a folder of its own instead
+    (the path rewritten in CMD's arguments), so that commands share nothing there."""
 
-    def __init__(self, cmd, cwd, env, pass_fds, memory):
+    def __init__(self, cmd, cwd, env, pass_fds, memory, fetch=None):
         def limits():
             if memory:
                 resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        self.scratch, self.fetch = None, fetch and pathlib.Path(fetch)
+        if self.fetch and self.fetch.is_relative_to("/tmp"):
+            self.scratch = tempfile.TemporaryDirectory(prefix="tut-unconfined-")
+            moved = pathlib.Path(self.scratch.name) / self.fetch.relative_to("/tmp")
+            cmd = [str(arg).replace(str(self.fetch), str(moved)) for arg in cmd]
+            self.fetch = moved
         output, output_write = os.pipe()
         self.start = time.monotonic()
         try:
@@ -445,4 +453,14 @@ class Unconfined:
         self.process.wait()
         self.capture.join(timeout=5)
         code = self.process.returncode
-        return Ran(code if code >= 0 else 128 - code, self.capture.text(), time.monotonic() - self.start, timed_out)
+        fetched = b""
+        if self.fetch:
+            try:
+                with open(self.fetch, "rb") as f:
+                    fetched = f.read(FETCH_BYTES)
+            except OSError:
+                pass
+        if self.scratch:
+            self.scratch.cleanup()
+        return Ran(code if code >= 0 else 128 - code, self.capture.text(), time.monotonic() - self.start, timed_out,
+                   fetched=fetched)
