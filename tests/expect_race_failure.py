@@ -7,8 +7,9 @@ Usage: expect_race_failure.py [--runs N] TEST_PROGRAM GTEST_FILTER
 """
 import argparse
 import re
-import subprocess
 import sys
+
+from failing_run import run_failing
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--runs", type=int, default=3, help="runs, each of which must fail (default 3)")
@@ -20,17 +21,9 @@ if args.runs < 1:
     sys.exit(2)
 
 for run in range(1, args.runs + 1):
-    try:
-        done = subprocess.run([args.program, "--gtest_filter=" + args.gtest_filter], capture_output=True, text=True,
-                              timeout=300)
-    except subprocess.TimeoutExpired:
-        sys.exit(f"FAIL: run {run} hangs ({args.program})")
-    output = done.stdout + done.stderr
-    if done.returncode == 77:
-        print(output.strip())
-        sys.exit(77)
+    code, output = run_failing([args.program, "--gtest_filter=" + args.gtest_filter], 300, f"run {run} of {args.program}")
     failed = re.findall(r"^\[  FAILED  \] ([A-Za-z_][^\s,]*)", output, re.MULTILINE)
-    if done.returncode != 1 or not failed:
+    if code != 1 or not failed:
         print(output[-3000:])
-        sys.exit(f"FAIL: run {run} of {args.program}: expected its tests to fail (exit 1), got exit {done.returncode}")
+        sys.exit(f"FAIL: run {run} of {args.program}: expected its tests to fail (exit 1), got exit {code}")
     print(f"run {run}: fails as it must, in {', '.join(sorted(set(failed)))}")

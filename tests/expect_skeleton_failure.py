@@ -6,25 +6,19 @@ whose messages name every file to edit. Exit 77 (no GPU) is passed on as a skip.
 Usage: expect_skeleton_failure.py [--launch CMD,ARG,...] TEST_PROGRAM FILE [FILE ...]
   --launch  the command that starts the program (mpirun and its arguments, for MPI stages)
 """
-import subprocess
 import sys
+
+from failing_run import run_failing
 
 args = sys.argv[1:]
 launch = []
 if args[:1] == ["--launch"]:
     launch, args = args[1].split(","), args[2:]
 program, files = args[0], args[1:]
-try:
-    run = subprocess.run([*launch, program, "--gtest_filter=-SuiteRejects*"], capture_output=True, text=True, timeout=100)
-except subprocess.TimeoutExpired:
-    sys.exit(f"FAIL: the skeletons' tests hang ({program})")
-output = run.stdout + run.stderr
-if run.returncode == 77:
-    print(output.strip())
-    sys.exit(77)
+code, output = run_failing([*launch, program, "--gtest_filter=-SuiteRejects*"], 100, f"the skeletons' tests ({program})")
 problems = []
-if run.returncode != 1:
-    problems.append(f"expected the skeletons' tests to fail with exit 1, got {run.returncode}")
+if code != 1:
+    problems.append(f"expected the skeletons' tests to fail with exit 1, got {code}")
 problems += [f"no failure message names {f}" for f in files if f"-> edit {f}" not in output]
 for problem in problems:
     print("FAIL:", problem)

@@ -68,8 +68,9 @@ class Outputs:
 
 
 def regenerate(path: pathlib.Path, outputs: Outputs) -> tuple:
-    """(the document with its marked tables written anew, [problems])."""
-    lines, out, problems = path.read_text().splitlines(keepends=True), [], []
+    """(the document with its marked tables written anew, [tables that differ from their
+    command's output], [markers broken: no table, or no command output to take it from])."""
+    lines, out, stale, problems = path.read_text().splitlines(keepends=True), [], [], []
     i = 0
     while i < len(lines):
         out.append(lines[i])
@@ -98,10 +99,10 @@ def regenerate(path: pathlib.Path, outputs: Outputs) -> tuple:
         else:
             new = [line + "\n" for line in printed[nth - 1]]
             if new != lines[i:old_end]:
-                problems.append(f"{where}: the table differs from what {command} prints (#{nth})")
+                stale.append(f"{where}: the table differs from what {command} prints (#{nth})")
             out += new
         i = old_end
-    return "".join(out), problems
+    return "".join(out), stale, problems
 
 
 def main(argv) -> int:
@@ -113,16 +114,15 @@ def main(argv) -> int:
     for p in paths:
         if not p.is_file() or ROOT not in p.parents:
             parser.error(f"{p}: not a document of this repository")
-    outputs, problems, marked = Outputs(), [], 0
+    outputs, stale, broken, marked = Outputs(), [], [], 0
     for path in paths:
         text = path.read_text()
         marked += len(MARKER.findall(text))
-        new, found = regenerate(path, outputs)
-        problems += found
+        new, differ, problems = regenerate(path, outputs)
+        stale += differ
+        broken += problems
         if not args.check and new != text:
             path.write_text(new)
-    stale = [p for p in problems if "differs" in p]
-    broken = [p for p in problems if "differs" not in p]
     for p in broken + (stale if args.check else []):
         print(p)
     print(f"{marked} generated table(s); " + (f"{len(stale)} differ from their commands" if args.check

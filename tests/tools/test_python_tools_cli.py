@@ -23,13 +23,8 @@ from expectations import ROOT, expect, finish
 
 TOOLS = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "tools").resolve()
 RESULTS = ROOT / "chapters"
-PLOT_TOOLS = {"plot_device.py": "00-device", "plot_heat.py": "01-heat", "plot_matmul.py": "02-matmul",
-              "plot_poisson.py": "03-poisson", "plot_pm.py": "04-particle-mesh", "plot_four_steps.py": "05-four-steps"}
+PLOT_TOOLS = {p.name: p for p in RESULTS.glob("*/plot_*.py")}  # each chapter's plot script, beside its lesson
 
-
-def plot_tool(name):
-    """A chapter's plot script, which lives beside its lesson."""
-    return RESULTS / PLOT_TOOLS[name] / name
 BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe" + random.Random(2).randbytes(2000)  # not UTF-8, not a CSV
 OTHER_COLUMNS = "a,b\n1,2\n"  # a CSV, but not one the tool reads: its columns are missing
 UNWRITABLE = "/proc/nope"  # not creatable even by root (tests may run as root: chmod won't do)
@@ -92,7 +87,7 @@ with tempfile.TemporaryDirectory() as scratch:
     def prefix_tool(name, inputs, first_png):
         """A tool that reads PREFIX_<input>.csv and writes DIR/PREFIX_<...>.png (--out DIR, by
         default plots/ in the current folder, never beside PREFIX: those are committed pictures)."""
-        tool = plot_tool(name)
+        tool = PLOT_TOOLS[name]
         helps(name, tool)
         refused(name, "with an unknown option", tool, scratch / "x", "--bogus", names="--bogus")
         refused(name, "with an extra argument", tool, scratch / "x", "extra", names="extra")
@@ -122,7 +117,7 @@ with tempfile.TemporaryDirectory() as scratch:
     # --- the plot scripts ----------------------------------------------------------------------
     device = prefix_tool("plot_device.py", [("00-device/results/h200x2_bandwidth.csv", "_bandwidth.csv"),
                                             ("00-device/results/h200x2_peak.csv", "_peak.csv")], "_bandwidth.png")
-    tool = plot_tool("plot_device.py")
+    tool = PLOT_TOOLS["plot_device.py"]
     refused("plot_device.py", "PREFIX --heat (no value)", tool, device, "--heat")
     refused("plot_device.py", "with a binary --heat CSV", tool, device, "--heat", binary)
     refused("plot_device.py", "with a missing --heat CSV", tool, device, "--heat", nothing)
@@ -135,12 +130,12 @@ with tempfile.TemporaryDirectory() as scratch:
     prefix_tool("plot_pm.py", [(f"04-particle-mesh/results/h200_{n}.csv", f"_{n}.csv")
                                for n in ("part2data_sizes", "strips", "transfers")], "_part2data.png")
     (scratch / "plot_pm.py-binary" / "p_part2data.csv").write_bytes(BINARY)  # the first table's input
-    refused("plot_pm.py", "--markdown with a binary input", plot_tool("plot_pm.py"),
+    refused("plot_pm.py", "--markdown with a binary input", PLOT_TOOLS["plot_pm.py"],
             scratch / "plot_pm.py-binary" / "p", "--markdown")
 
     for name, good in (("plot_heat.py", "01-heat/results/h200_128.csv"),
                        ("plot_matmul.py", "02-matmul/results/h200_matmul.csv")):
-        tool = plot_tool(name)
+        tool = PLOT_TOOLS[name]
         helps(name, tool)
         refused(name, "with an unknown option", tool, RESULTS / good, "--bogus", names="--bogus")
         refused(name, "without an input", tool)
@@ -156,9 +151,9 @@ with tempfile.TemporaryDirectory() as scratch:
         if HAS_MATPLOTLIB:
             refused(name, "with a --png it cannot write", tool, RESULTS / good, "--png", UNWRITABLE + ".png")
         refused(name, "with a binary --ncu CSV", tool, "--ncu", binary, RESULTS / good)
-    refused("plot_heat.py", "--ncu without the tour's CSV", plot_tool("plot_heat.py"), "--ncu",
+    refused("plot_heat.py", "--ncu without the tour's CSV", PLOT_TOOLS["plot_heat.py"], "--ncu",
             RESULTS / "01-heat/results/h200_ncu_512.csv")
-    refused("plot_matmul.py", "with an extra argument", plot_tool("plot_matmul.py"),
+    refused("plot_matmul.py", "with an extra argument", PLOT_TOOLS["plot_matmul.py"],
             RESULTS / "02-matmul/results/h200_matmul.csv", "extra.csv", "--markdown", names="extra.csv")
 
     # --- lesson_tables.py ----------------------------------------------------------------------
