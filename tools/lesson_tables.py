@@ -86,21 +86,18 @@ def regenerate(path: pathlib.Path, outputs: Outputs) -> tuple:
             problems.append(f"{where}: no table right after the marker")
             continue
         command, nth = marker.group(1), int(marker.group(2) or 1)
+        table = lines[i:old_end]  # kept as it is where the command gives no table for it
         try:
             printed = outputs.tables(command)
+            if nth > len(printed):
+                problems.append(f"{where}: {command} prints {len(printed)} table(s), not a #{nth}")
+            else:
+                table = [line + "\n" for line in printed[nth - 1]]
+                if table != lines[i:old_end]:
+                    stale.append(f"{where}: the table differs from what {command} prints (#{nth})")
         except (ValueError, OSError, subprocess.TimeoutExpired) as e:
             problems.append(f"{where}: {e}")
-            out += lines[i:old_end]
-            i = old_end
-            continue
-        if nth > len(printed):
-            problems.append(f"{where}: {command} prints {len(printed)} table(s), not a #{nth}")
-            out += lines[i:old_end]
-        else:
-            new = [line + "\n" for line in printed[nth - 1]]
-            if new != lines[i:old_end]:
-                stale.append(f"{where}: the table differs from what {command} prints (#{nth})")
-            out += new
+        out += table
         i = old_end
     return "".join(out), stale, problems
 
