@@ -87,7 +87,12 @@ __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
       // A ring of DEPTH points: DEPTH iterations between two trades. (The stress suite's build
       // whose ring is one point thinner, removed("outer_ring_point"), must fail.)
       constexpr int kRing = DEPTH - int(tut::stress::removed("outer_ring_point"));
-      poisson_resident::Region<kRing> region(N, h2, regions, patches.held(p, N), patches.owned(p, N), f, cur);
+      // The patch with a ring of patches.ring points, right for the round's patches.ring
+      // iterations. (The stress suite's build whose patch ring is one point thinner,
+      // removed("patch_ring_point"), must fail.)
+      const poisson_resident::Rect owned = patches.owned(p, N);
+      const int patch_ring = patches.ring - int(tut::stress::removed("patch_ring_point"));
+      poisson_resident::Region<kRing> region(N, h2, regions, poisson_resident::around(owned, patch_ring, N), owned, f, cur);
       for (int step = 0; step < steps; ++step) {
         if (step > 0 && step % DEPTH == 0) {
           // EXERCISE: trade edges with the neighbouring regions: store this region's band on a

@@ -1,7 +1,6 @@
 // The single-GPU stages of chapter 03-poisson, the multi stage with several row blocks on
 // whatever GPUs there are (one is enough: blocks may share a GPU), and a wrong kernel.
 #include "check.h"
-#include "poisson_resident.cuh"
 #include "poisson_strip.cuh"
 #include "poisson_tile.cuh"
 #include "poisson_test_support.h"
@@ -218,45 +217,6 @@ const PoissonStage thin_tile_halo = {{"wrong-thin-tile-halo", "", tut::Side::gpu
 const PoissonStage right_tile_halo = {{"right-tile-halo", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
                                       {iterate_on_device<tile_halo_advance<4>>}};
 
-// And in gpu5's patches (poisson_resident.cuh; its regions' ring one point too thin is gpu5's own
-// build without its outer ring point, in the stress suite). A launch stands for what gpu5 does
-// between two grid barriers: the regions of a patch held with a ring of `reach` loaded from
-// `in`, `steps` iterations without a trade, the patch's own points stored to `out`.
-template <int HALO>
-__global__ void __launch_bounds__(poisson_resident::kThreads, 1)
-    region_pass(int N, double h2, const double* __restrict__ f, const double* __restrict__ in, double* __restrict__ out,
-                poisson_resident::Regions regions, poisson_resident::Rect held, poisson_resident::Rect owned, int steps) {
-  poisson_resident::Region<HALO> region(N, h2, regions, held, owned, f, in);
-  for (int s = 0; s < steps; ++s) region.iterate();
-  region.store_owned(out);
-}
-
-template <int HALO>
-void launch_region_pass(const PoissonGrid& g, const double* f, const double* in, double* out, poisson_resident::Rect held,
-                        poisson_resident::Rect owned, int steps, cudaStream_t stream) {
-  const poisson_resident::Regions regions =
-      poisson_resident::regions_for<HALO>(held.x1 - held.x0 - 1, held.y1 - held.y0 - 1, 64);
-  poisson_resident::allow_shared(reinterpret_cast<const void*>(region_pass<HALO>));
-  region_pass<HALO><<<regions.count(), poisson_resident::kThreads, poisson_resident::kSharedBytes, stream>>>(
-      g.N, g.h() * g.h(), f, in, out, regions, held, owned, steps);
-}
-
-// 3 x 2 patches held with a ring of REACH, in rounds of 4 iterations (their regions' ring of
-// 8 needs no trade within a round).
-template <int REACH>
-void patch_advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  const poisson_resident::Patches patches{3, 2, int(blocks_for(g.N, 3)), int(blocks_for(g.N, 2)), REACH};
-  in_passes(cur, next, count, 4, [&](const double* in, double* out, int steps) {
-    for (int p = 0; p < patches.count(); ++p)
-      launch_region_pass<8>(g, f, in, out, patches.held(p, g.N), patches.owned(p, g.N), steps, stream);
-  });
-}
-
-const PoissonStage thin_patch_ring = {{"wrong-thin-patch-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
-                                      {iterate_on_device<patch_advance<3>>}};
-const PoissonStage right_patch_ring = {{"right-patch-ring", "", tut::Side::gpu, "tests/03-poisson/test_gpu.cu"},
-                                       {iterate_on_device<patch_advance<4>>}};
-
 }  // namespace
 
 TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
@@ -268,10 +228,4 @@ TEST(SuiteRejectsWrongStage, FusedPassWithAHaloOneIterationTooThin) {
   } catch (const tut::NoDeviceError& e) {
     GTEST_SKIP() << e.what();
   }
-}
-
-TEST(SuiteRejectsWrongStage, PatchHeldWithARingOneIterationTooThin) {
-  if (!poisson_resident::shared_fits()) GTEST_SKIP() << "this GPU gives a block too little shared memory for gpu5's regions";
-  EXPECT_TRUE(matches_reference(right_patch_ring, 129, 18));
-  EXPECT_FALSE(matches_reference(thin_patch_ring, 129, 18));
 }
