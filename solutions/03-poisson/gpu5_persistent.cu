@@ -88,10 +88,11 @@ __global__ void __launch_bounds__(poisson_resident::kThreads, 1)
       // whose ring is one point thinner, removed("outer_ring_point"), must fail.)
       constexpr int kRing = DEPTH - int(tut::stress::removed("outer_ring_point"));
       // The patch with a ring of patches.ring points, right for the round's patches.ring
-      // iterations. (The stress suite's build whose patch ring is one point thinner,
-      // removed("patch_ring_point"), must fail.)
+      // iterations: the trades keep the regions' rings fresh, not the patch's. (The stress
+      // suite's build that holds the patch with the regions' ring of DEPTH points,
+      // removed("patch_ring"), must fail.)
       const poisson_resident::Rect owned = patches.owned(p, N);
-      const int patch_ring = patches.ring - int(tut::stress::removed("patch_ring_point"));
+      const int patch_ring = tut::stress::removed("patch_ring") ? DEPTH : patches.ring;
       poisson_resident::Region<kRing> region(N, h2, regions, poisson_resident::around(owned, patch_ring, N), owned, f, cur);
       for (int step = 0; step < steps; ++step) {
         if (step > 0 && step % DEPTH == 0) {
