@@ -12,7 +12,8 @@ when the stage's file is on its stack. Needs a build with debug information:
     python3 tools/stage_frames.py build-debug [--stages heat:v1,matmul:gpu8] [--out FILE]
 
 Prints one row per program and stage: its usual depth (the most common among its launches), its
-deepest, and the path of the deepest. GPU stages need a GPU; OpenACC stages are left out.
+deepest, and the path of the deepest. GPU stages need a GPU; OpenACC stages are left out. Stages
+that share a file (four_steps' ref and cpu0) share their stops.
 """
 import collections
 import concurrent.futures
@@ -41,7 +42,7 @@ PROGRAMS = {
                    "--particles 4096 --mesh 16 --repeats 1 --cpu-repeats 1 --stage {stage}", {})],
     "force": [("chapters/04-particle-mesh/force", "--size 16 --repeats 1 --cpu-repeats 1 --stage {stage}", {})],
     "four_steps": [("chapters/05-four-steps/vortex",
-                    "--size 64 --steps 2 --ref-steps 1 --check-steps 1 --repeats 1 --stage {stage}", {})],
+                    "--size 64 --steps 2 --check-steps 1 --repeats 1 --stage {stage}", {})],
 }
 
 # "#2  0x00005555555714c7 in run_stage (...) at ../chapters/01-heat/heat_run.cpp:41": its function
@@ -83,6 +84,26 @@ def stacks(output: str) -> list:
             if m:
                 current.append((m.group(1).removesuffix("(void)"), m.group(2) or ""))
     return found
+
+
+def short(function: str) -> str:
+    """A frame's function without its namespace noise, template arguments and parameters."""
+    if "._omp_fn." in function:  # the body GCC outlines from an OpenMP region, by its mangled name
+        return "omp_fn"
+    function = function.replace("(anonymous namespace)::", "")
+    out, depth = [], 0
+    for c in function:
+        if c in "<(":
+            depth += 1
+            if depth == 1:
+                out.append(c)
+        elif c in ">)":
+            depth -= 1
+            if depth == 0:
+                out.append(c)
+        elif depth == 0:
+            out.append(c)
+    return "".join(out).replace("<>", "<..>")
 
 
 def in_project(path: str) -> bool:
@@ -133,7 +154,7 @@ def measure(build: pathlib.Path, debugger: str, program: str, args: str, env: di
     usual = depths.most_common(1)[0][0]
     usual_files = max(len(files) for f, files in paths if len(f) == usual)
     deepest_frames, deepest_files = max(paths, key=lambda p: (len(p[0]), len(p[1])))
-    chain = " > ".join(f for f, _ in reversed(deepest_frames))
+    chain = " > ".join(short(f) for f, _ in reversed(deepest_frames))
     return (usual, usual_files, len(deepest_frames), len(deepest_files), chain), ""
 
 
