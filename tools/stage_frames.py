@@ -6,7 +6,7 @@ one stage at a time, stops at every kernel launch (cudaLaunchKernel, the coopera
 extended launches, cuBLAS's dgemm) and, for a CPU stage, at every line of its file, and reads
 the stack: the frames from main() to the kernel (main and the kernel included, inlined frames
 counted as the debugger shows them) and the source files they sit in. A launch counts for a stage
-when the stage's file is on its stack. Needs a build with debug information:
+when the stage's file, or a file its CALLS line names, is on its stack. Needs a build with debug information:
 
     meson setup build-debug -Dbuildtype=debugoptimized && ninja -C build-debug
     python3 tools/stage_frames.py build-debug [--stages heat:v1,matmul:gpu8] [--out FILE]
@@ -30,11 +30,12 @@ import plotting  # noqa: E402  (its Parser: a usage error in one line, exit 2)
 
 ROOT = chapters.ROOT
 LAUNCHES = ["cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelExC", "cublasDgemm_v2"]
-HITS = 40  # stops read per run: enough for the checks, the first (planning) calls and a timed call
+HITS = 150  # stops read per run: the ceilings' launches, the checks, the first (planning) calls, a timed call
 
 # Each chapter's programs on a problem of seconds: (program in the build, arguments, environment).
 PROGRAMS = {
-    "heat": [("chapters/01-heat/heat3d", "--size 24 --steps 4 --repeats 1 --stage {stage}", {})],
+    # 48 steps: v7 records a graph of 48, its kernels launched on a capturing stream
+    "heat": [("chapters/01-heat/heat3d", "--size 24 --steps 48 --repeats 1 --stage {stage}", {})],
     "matmul": [("chapters/02-matmul/matmult_f", "{stage} 96 80 72", {"MFLOPS_MAX_IT": "1", "MATMULT_COMPARE": "0"}),
                ("chapters/02-matmul/matmul_bench", "--min-n 64 --max-n 64 --square --types {stage}", {})],
     "poisson": [("chapters/03-poisson/jacobi", "{stage} 64 20", {})],
@@ -116,21 +117,25 @@ def path_to_kernel(stack: list, stage: chapters.Stage, program: str):
     file is not on it. The kernel is the launched one (its host stub, under __device_stub__), or
     for a CPU stage the newest frame in its file."""
     names = [f for f, _ in stack]
-    if "main" not in names or not any(pathlib.PurePath(p).name == stage.file for _, p in stack):
+    own = {stage.file} | {c for c in stage.calls if "." in c}  # its file and the stages' files it calls
+    if "main" not in names or not any(pathlib.PurePath(p).name in own for _, p in stack):
         return None
     bottom = names.index("main")
     kernel_file = None
     top = 0
     if stage.side in ("cpu", "mpi"):
-        top = next(i for i, (_, p) in enumerate(stack) if pathlib.PurePath(p).name == stage.file)
+        top = next(i for i, (_, p) in enumerate(stack) if pathlib.PurePath(p).name in own)
         frames = stack[top:bottom + 1]
     else:
         stub = next((i for i, f in enumerate(names) if f.startswith("__device_stub__")), None)
-        if stub is not None:  # the kernel's own name, the frame just below its stub
-            kernel_file = stack[stub + 1][1]
-            top = stub + 2
+        if stub is not None:  # the kernel's own name, below its stub (and a template's wrapper of it)
+            stub += 1
+            while stub < bottom and names[stub].startswith("__wrapper__device_stub"):
+                stub += 1
+            kernel_file = stack[stub][1]
+            top = stub + 1
         top = next((i for i in range(top, bottom + 1) if in_project(stack[i][1])), bottom)
-        kernel = (names[stub + 1], kernel_file) if stub is not None else (names[0], "")  # else the launch call
+        kernel = (names[stub], kernel_file) if stub is not None else (names[0], "")  # else the launch call
         frames = [kernel] + stack[top:bottom + 1]
     # main's own file is the program's (the debugger may name a header inlined where main stops)
     files = {pathlib.PurePath(p).name for f, p in frames if p and in_project(p) and f != "main"} | {program + ".cpp"}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/stage_frames.py reads a debugger's backtraces right: from main to a launched kernel (its
-host stub below __device_stub__ is the kernel, the runtime's frames above the launcher are not
-counted), to a CPU stage's loop (inlined frames and OpenMP's outlined function counted as the
+host stub below __device_stub__ and a template's __wrapper__ is the kernel, the runtime's frames
+above the launcher are not counted), to a CPU stage's loop (inlined frames and OpenMP's outlined function counted as the
 debugger shows them), main's file taken as the program's; a stack without the stage's file does
 not count. Bad input gets one line on stderr and exit 2.
 
@@ -19,12 +19,13 @@ import stage_frames  # noqa: E402
 GPU_STOP = """@@stop
 #0  0x00007ffff7e3a0c0 in cudaLaunchKernel () from /usr/local/cuda/lib64/libcudart.so.13
 #1  0x0000555555570a11 in cudaLaunchKernel<char> (...) at /usr/local/cuda/include/cuda_runtime.h:216
-#2  0x0000555555570a00 in __device_stub__Z4stepiPKfPf (...) at /tmp/tmpxft_0001_v2_block.cudafe1.stub.c:14
-#3  0x0000555555570b20 in (anonymous namespace)::step (...) at ../solutions/01-heat/v2_block.cu:20
-#4  0x0000555555570c00 in (anonymous namespace)::launch (...) at ../solutions/01-heat/v2_block.cu:41
-#5  steps_of<(anonymous namespace)::launch> (...) at ../chapters/01-heat/heat.h:60
-#6  0x00005555555714c7 in run_stage (...) at ../chapters/01-heat/heat_run.cpp:41
-#7  0x000055555555ef42 in main (...) at /usr/include/c++/12/bits/stl_vector.h:1255
+#2  0x0000555555570a00 in __device_stub__Z4stepILi8EEviPKfPf (...) at /tmp/tmpxft_0001_v2_block.cudafe1.stub.c:14
+#3  0x0000555555570a40 in __wrapper__device_stub_step<8> (...) at /tmp/tmpxft_0001_v2_block.cudafe1.stub.c:15
+#4  0x0000555555570b20 in (anonymous namespace)::step<8> (...) at ../solutions/01-heat/v2_block.cu:20
+#5  0x0000555555570c00 in (anonymous namespace)::launch (...) at ../solutions/01-heat/v2_block.cu:41
+#6  steps_of<(anonymous namespace)::launch> (...) at ../chapters/01-heat/heat.h:60
+#7  0x00005555555714c7 in run_stage (...) at ../chapters/01-heat/heat_run.cpp:41
+#8  0x000055555555ef42 in main (...) at /usr/include/c++/12/bits/stl_vector.h:1255
 """
 CPU_STOP = """@@stop
 #0  _ZN12_GLOBAL__N_14stepERK8HeatGridfPKfPf._omp_fn.0(void) () at ../solutions/01-heat/v0_omp.cpp:18
@@ -47,7 +48,7 @@ expect(f"three stops read (read {len(stacks)})", len(stacks) == 3)
 frames, files = stage_frames.path_to_kernel(stacks[0], stages["v2"], "heat3d")
 names = [f for f, _ in frames]
 expect(f"v2: main > run_stage > steps_of > launch > the kernel step, 5 frames ({names})",
-       names == ["(anonymous namespace)::step", "(anonymous namespace)::launch", "steps_of<(anonymous namespace)::launch>",
+       names == ["(anonymous namespace)::step<8>", "(anonymous namespace)::launch", "steps_of<(anonymous namespace)::launch>",
                  "run_stage", "main"])
 expect(f"v2: its files heat3d.cpp, heat_run.cpp, heat.h, v2_block.cu ({sorted(files)})",
        files == {"heat3d.cpp", "heat_run.cpp", "heat.h", "v2_block.cu"})
@@ -60,6 +61,11 @@ expect(f"v0_omp: 3 files ({sorted(files)})", files == {"heat3d.cpp", "heat_run.c
 
 expect("a launch whose stack does not hold the stage's file is not the stage's",
        stage_frames.path_to_kernel(stacks[2], stages["v2"], "heat3d") is None)
+v7 = stages["v7"]  # its CALLS line names v4_zfactor.cu, v5_stream.cu and v6_temporal.cu
+expect(f"a stage's stop is one on a file its CALLS line names ({v7.calls})",
+       stage_frames.path_to_kernel(stage_frames.stacks(GPU_STOP.replace("v2_block.cu", "v4_zfactor.cu"))[0], v7, "heat3d"))
+expect("short names: namespaces, template arguments and parameters left out",
+       stage_frames.short("tut::time_host<(anonymous namespace)::f(int)::<lambda()>&>") == "tut::time_host<..>")
 
 
 def refused(what, *args, names=""):
