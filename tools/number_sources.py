@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Lists the measured numbers in the lessons, the slides and the README that no file they cite
+holds: each figure written with a unit of time (ns, us, ms, s), a rate (GB/s, GFLOP/s, GCells/s,
+...), a ratio (2.1x) or a percentage.
+
+A number is traced when a results file cited in its paragraph or list item (or, for a figure of
+three digits or more, one that a table of the same document is made from) holds it, rounded as
+written (in any unit a thousand times larger or smaller, a fraction as its percentage), or holds
+two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
+paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
+heading), else on the last paragraph before it in its section that cites one ("same file, run 7"). Not checked: the tables between `<!-- table: ... -->` markers
+(tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
+work by its address (a quoted figure, with its source).
+
+    python3 tools/number_sources.py [FILE.md ...] [--count]
+
+Prints one line per untraced number, FILE:LINE: "NUMBER UNIT" and why (no file cited, or not
+in the files named), then how many; --count prints only the count per document. Exit 0 (the
+list is for the writer to work through), 2 on bad input.
+"""
+import math
+import pathlib
+import re
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import chapters  # noqa: E402
+import plotting  # noqa: E402
+
+ROOT = chapters.ROOT
+UNITS = r"(?:ns|us|µs|ms|s|GB/s|TB/s|GiB/s|GCells/s|Gcells/s|Gupdates/s|GFLOP/s|TFLOP/s|MFLOP/s|" \
+        r"million cell updates per second)"
+# A figure and its unit: "5.3 µs", "2.10x", "88.4%", "498.9 GCells/s" (a ratio's x written close).
+MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|%)|\s?(" + UNITS + r"))(?![\w/])")
+# A results file, or the prefix a plot tool reads several by ("results/h200": h200_sizes.csv, ...).
+CITED = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*results/[\w.-]+")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # "129,287,424" (in a CSV: inside quotes)
+HASH = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+
+def documents() -> list:
+    found = [ROOT / "README.md"] + sorted((ROOT / "chapters").glob("*/README.md")) + sorted((ROOT / "slides").glob("*.md"))
+    return [p for p in found if p.name != "README.md" or p.parent.name != "slides"]
+
+
+def blocks(text: str):
+    """(first line number, text, section) of each paragraph and list item outside code and
+    generated tables; section counts the headings above it."""
+    block, start, section, skipping = [], 0, 0, None
+    for number, line in enumerate(text.splitlines() + [""], 1):
+        stripped = line.strip()
+        if skipping == "```":
+            if stripped.startswith("```"):
+                skipping = None
+            continue
+        if skipping == "table":  # the rows under a marker, up to the first line that is not one
+            if stripped.startswith("|"):
+                continue
+            skipping = None
+        if stripped.startswith("```"):
+            skipping = "```"
+        elif stripped.startswith("<!-- table:"):
+            skipping = "table"
+        new_item = re.match(r"\s*(?:[-*]|\d+\.)\s", line)
+        if (not stripped or skipping or stripped.startswith("#") or new_item) and block:
+            yield start, "\n".join(block), section
+            block = []
+        if skipping == "table":
+            yield number, stripped, section  # the marker: its command names the table's files
+        if stripped.startswith("#"):
+            section += 1
+        elif stripped and not skipping:
+            if not block:
+                start = number
+            block.append(line)
+
+
+def numbers_in(path: pathlib.Path) -> tuple:
+    """Every number in a results file, and the numbers of each of its lines."""
+    values, lines = set(), []
+    for line in path.read_text(errors="replace").splitlines():
+        row = [float(t) for t in NUMBER.findall(line)] + [float(t.replace(",", "")) for t in GROUPED.findall(line)]
+        values.update(row)
+        lines.append(row)
+    return values, lines
+
+
+UNIT_SCALES = (1, 100, 1e-3, 1e3, 1e-6, 1e6, 1e-9, 1e9)  # another unit of time or rate; a fraction as %
+
+
+def written(value: float, text: str, scales=UNIT_SCALES) -> bool:
+    """Whether VALUE, times one of SCALES, rounds to TEXT."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    target = float(text.replace(",", ""))
+    half = 0.5 * 10 ** -decimals + 1e-12
+    return any(abs(value * scale - target) <= half for scale in scales)
+
+
+def significant(text: str) -> int:
+    """Its significant digits: a table's 5.35 may be restated as 5.35, not as "5" or "12%"."""
+    return len(text.replace(",", "").replace(".", "").lstrip("0"))
+
+
+def ratio_written(a: float, b: float, text: str, unit: str) -> bool:
+    """Whether TEXT (a ratio: 1.24 for x, 89 for %) is a / b or b / a."""
+    scales = (100,) if unit == "%" else (1,)
+    return b != 0 and a != 0 and (written(a / b, text, scales) or written(b / a, text, scales))
+
+
+class Sources:
+    """The numbers of each cited file, read once."""
+
+    def __init__(self):
+        self.read = {}
+
+    def get(self, path: pathlib.Path):
+        if path not in self.read:
+            self.read[path] = numbers_in(path) if path.is_file() else None
+        return self.read[path]
+
+
+def resolve(document: pathlib.Path, cited: str) -> list:
+    """The files CITED names, from the document's folder or the repository's root."""
+    for base in (document.parent, ROOT):
+        path = (base / cited).resolve()
+        if path.is_file():
+            return [path]
+        prefixed = sorted(p for p in path.parent.glob(path.name + "_*") if p.suffix in (".csv", ".txt"))
+        if prefixed:
+            return prefixed
+    return []
+
+
+def cited_in(document: pathlib.Path, text: str) -> list:
+    return [p for c in CITED.findall(text) for p in resolve(document, c)]
+
+
+def untraced(document: pathlib.Path, sources: Sources) -> list:
+    found = []
+    last_cited, last_section = [], -1
+    every = list(blocks(document.read_text()))
+    # The files of the lesson's own tables: a number restated from a table is traced to its file.
+    tabled = [p for _, t, _ in every if t.startswith("<!-- table:") for p in cited_in(document, t)]
+    for at, (start, text, section) in enumerate(every):
+        if section != last_section:
+            last_cited, last_section = [], section
+        cited = cited_in(document, text)
+        if cited:
+            last_cited = cited
+        if text.startswith("<!-- table:"):
+            continue
+        following = every[at + 1] if at + 1 < len(every) else (0, "", -1)
+        if not cited and following[1].startswith("<!-- table:") and following[0] - start <= text.count("\n") + 2:
+            cited = cited_in(document, following[1])  # the table's heading
+        files = list(dict.fromkeys(cited or last_cited))
+        tables = [sources.get(p) for p in files]
+        values = set().union(*(t[0] for t in tables)) if tables else set()
+        rows = [row for t in tables for row in t[1]]
+        in_tables = set().union(*(sources.get(p)[0] for p in tabled if p not in files)) if tabled else set()
+        # A ratio may be of two numbers of the same paragraph or table (its raw cells carry no unit)
+        # (a figure of fewer than three digits: of two figures with units, or chance would trace it)
+        operands = [float(t) for t in NUMBER.findall(text.replace(",", ""))][:200]
+        figures = [float(m.group(1).replace(",", "")) for m in MEASURED.finditer(text)]
+        sentences = re.split(r"(?<=[.;])\s+", text)
+        for sentence in sentences:
+            if "http://" in sentence or "https://" in sentence:
+                continue  # a published figure, quoted with its address
+            for m in MEASURED.finditer(sentence):
+                figure, unit = m.group(1), m.group(2) or m.group(3)
+                line = start + text[:text.find(sentence)].count("\n") + sentence[:m.start()].count("\n")
+                ok = any(written(v, figure) for v in values) or (
+                    significant(figure) >= 3 and any(written(v, figure) for v in in_tables))
+                if not ok and unit in ("x", "%"):
+                    pool = operands if significant(figure) >= 3 else figures
+                    ok = any(ratio_written(a, b, figure, unit) for a in pool for b in pool) or any(
+                        significant(figure) >= 3 and ratio_written(a, b, figure, unit) for row in rows if len(row) < 64 for a in row for b in row)
+                if not ok:
+                    names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
+                    found.append((line, f"{figure}{'' if unit in 'x%' else ' '}{unit}",
+                                  f"not in {names}" if files else "no results file cited"))
+    return found
+
+
+def main(argv) -> int:
+    parser = plotting.Parser(doc=__doc__, prog="number_sources.py")
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--count", action="store_true")
+    args = parser.parse_args(argv)
+    docs = [pathlib.Path(f).resolve() for f in args.files] or documents()
+    for d in docs:
+        if not d.is_file() or d.suffix != ".md":
+            why = "is not a Markdown file" if d.is_file() else "does not exist"
+            print(f"number_sources.py: error: {d} {why}", file=sys.stderr)
+            return 2
+    sources, total = Sources(), 0
+    for d in docs:
+        rows = untraced(d, sources)
+        total += len(rows)
+        name = d.relative_to(ROOT) if d.is_relative_to(ROOT) else d
+        if args.count:
+            print(f"{len(rows):5d}  {name}")
+        else:
+            for line, figure, why in rows:
+                print(f"{name}:{line}: {figure}: {why}")
+    print(f"{total} measured numbers untraced in {len(docs)} documents")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
