@@ -30,7 +30,7 @@ import plotting  # noqa: E402  (its Parser: a usage error in one line, exit 2)
 
 ROOT = chapters.ROOT
 LAUNCHES = ["cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaLaunchKernelExC", "cublasDgemm_v2"]
-HITS = 150  # stops read per run: the ceilings' launches, the checks, the first (planning) calls, a timed call
+HITS = 100  # stops read per run: the ceilings' launches, the checks, the first (planning) calls, a timed call
 
 # Each chapter's programs on a problem of seconds: (program in the build, arguments, environment).
 PROGRAMS = {
@@ -104,7 +104,7 @@ def short(function: str) -> str:
                 out.append(c)
         elif depth == 0:
             out.append(c)
-    return "".join(out).replace("<>", "<..>")
+    return "".join(out).replace("<>", "<..>").replace("()", "")
 
 
 def in_project(path: str) -> bool:
@@ -185,20 +185,23 @@ def main(argv) -> int:
             return usage_error(f"no stage {w!r}; stages are FAMILY:NAME, e.g. heat:v1, matmul:gpu8, four_steps:gpu4")
     selected = [known[w] for w in wanted] if wanted else list(known.values())
     jobs = [(program, a, env, s) for s in selected for program, a, env in PROGRAMS[s.family]]
-    rows = []
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+    header = f"{'program':<13} {'stage':<7} {'frames':>6} {'files':>5} {'deepest':>7} {'(files)':>6}  the deepest path, main to kernel"
+    out = open(args.out, "w") if args.out else None
+    print(header, flush=True)
+    if out:
+        out.write(header + "\n")
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:  # each row as soon as it and those above are done
         for (program, _, _, s), (found, why) in zip(jobs, pool.map(lambda j: measure(build, debugger, *j), jobs)):
             name = pathlib.Path(program).name
             if found:
                 usual, files, deepest, deepest_files, chain = found
-                rows.append(f"{name:<13} {s.name:<7} {usual:>6} {files:>5} {deepest:>7} {deepest_files:>6}  {chain}")
+                row = f"{name:<13} {s.name:<7} {usual:>6} {files:>5} {deepest:>7} {deepest_files:>6}  {chain}"
             else:
-                rows.append(f"{name:<13} {s.name:<7} {'-':>6} {'-':>5} {'-':>7} {'-':>6}  {why}")
-    header = f"{'program':<13} {'stage':<7} {'frames':>6} {'files':>5} {'deepest':>7} {'(files)':>6}  the deepest path, main to kernel"
-    table = "\n".join([header] + rows) + "\n"
-    print(table, end="")
-    if args.out:
-        pathlib.Path(args.out).write_text(table)
+                row = f"{name:<13} {s.name:<7} {'-':>6} {'-':>5} {'-':>7} {'-':>6}  {why}"
+            print(row, flush=True)
+            if out:
+                out.write(row + "\n")
+                out.flush()
     return 0
 
 
