@@ -104,7 +104,7 @@ def short(function: str) -> str:
                 out.append(c)
         elif depth == 0:
             out.append(c)
-    return "".join(out).replace("<>", "<..>").replace("()", "")
+    return "".join(out).replace("<>", "<..>").replace("<..>()", "<..>")
 
 
 def in_project(path: str) -> bool:
