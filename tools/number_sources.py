@@ -12,13 +12,15 @@ heading), else on the last paragraph before it in its section that cites one ("s
 (tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
 work by its address (a quoted figure, with its source).
 
-    python3 tools/number_sources.py [FILE.md ...] [--count]
+    python3 tools/number_sources.py [FILE.md ...] [--count | --suggest]
 
 Prints one line per untraced number, FILE:LINE: "NUMBER UNIT" and why (no file cited, or not
-in the files named), then how many; --count prints only the count per document. Exit 0 (the
+in the files named), then how many; --count prints only the count per document; --suggest adds
+the committed results files that hold a figure of three digits or more as written (its chapter's
+first), to cite. Exit 0 (the
 list is for the writer to work through), 2 on bad input.
 """
-import math
+import bisect
 import pathlib
 import re
 import sys
@@ -125,7 +127,7 @@ def resolve(document: pathlib.Path, cited: str) -> list:
     for base in (document.parent, ROOT):
         path = (base / cited).resolve()
         if path.is_file():
-            return [path]
+            return [path] if path.suffix in (".csv", ".txt", ".md") else []  # a picture holds no figures to read
         prefixed = sorted(p for p in path.parent.glob(path.name + "_*") if p.suffix in (".csv", ".txt"))
         if prefixed:
             return prefixed
@@ -182,10 +184,32 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
     return found
 
 
+class Index:
+    """Every number of every committed results file, sorted, to say which files hold a figure."""
+
+    def __init__(self, sources: Sources):
+        self.files = {p: sorted(sources.get(p)[0]) for p in sorted((ROOT / "chapters").glob("*/results/*"))
+                      if p.suffix in (".csv", ".txt") and sources.get(p)}
+
+    def holding(self, figure: str, document: pathlib.Path) -> list:
+        """The files that hold FIGURE as written, those of the document's chapter first."""
+        decimals = len(figure.split(".")[1]) if "." in figure else 0
+        target, half = float(figure.replace(",", "")), 0.5 * 10 ** -decimals + 1e-12
+        found = []
+        for path, values in self.files.items():
+            for scale in UNIT_SCALES:
+                low = bisect.bisect_left(values, (target - half) / scale)
+                if low < len(values) and values[low] * scale <= target + half:
+                    found.append(path)
+                    break
+        return sorted(found, key=lambda p: (p.parent.parent != document.parent, str(p)))
+
+
 def main(argv) -> int:
     parser = plotting.Parser(doc=__doc__, prog="number_sources.py")
     parser.add_argument("files", nargs="*")
     parser.add_argument("--count", action="store_true")
+    parser.add_argument("--suggest", action="store_true")
     args = parser.parse_args(argv)
     docs = [pathlib.Path(f).resolve() for f in args.files] or documents()
     for d in docs:
@@ -194,6 +218,7 @@ def main(argv) -> int:
             print(f"number_sources.py: error: {d} {why}", file=sys.stderr)
             return 2
     sources, total = Sources(), 0
+    index = Index(sources) if args.suggest else None
     for d in docs:
         rows = untraced(d, sources)
         total += len(rows)
@@ -202,7 +227,10 @@ def main(argv) -> int:
             print(f"{len(rows):5d}  {name}")
         else:
             for line, figure, why in rows:
-                print(f"{name}:{line}: {figure}: {why}")
+                digits = figure.split()[0].rstrip("x%")
+                held = index.holding(digits, d) if index and significant(digits) >= 3 else []  # else chance
+                hint = ("; held by " + ", ".join(str(p.relative_to(ROOT)) for p in held[:3])) if held else ""
+                print(f"{name}:{line}: {figure}: {why}{hint}")
     print(f"{total} measured numbers untraced in {len(docs)} documents")
     return 0
 
