@@ -10,7 +10,7 @@ two numbers on one line whose ratio it is, or when it is the ratio of two number
 paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
 heading), else on the last paragraph before it in its section that cites one ("same file, run 7"). Not checked: the tables between `<!-- table: ... -->` markers
 (tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
-work by its address (a quoted figure, with its source).
+work by its address or say that they quote it (a quoted figure, with its source).
 
     python3 tools/number_sources.py [FILE.md ...] [--count | --suggest]
 
@@ -166,8 +166,8 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
         figures = [float(m.group(1).replace(",", "")) for m in MEASURED.finditer(text)]
         sentences = re.split(r"(?<=[.;])\s+", text)
         for sentence in sentences:
-            if "http://" in sentence or "https://" in sentence:
-                continue  # a published figure, quoted with its address
+            if "http://" in sentence or "https://" in sentence or re.search(r"\bquoted\b", sentence):
+                continue  # a published figure, quoted (with its address here, or in the Sources)
             for m in MEASURED.finditer(sentence):
                 figure, unit = m.group(1), m.group(2) or m.group(3)
                 line = start + text[:text.find(sentence)].count("\n") + sentence[:m.start()].count("\n")
