@@ -8,9 +8,11 @@ three digits or more, one that a table of the same document is made from) holds 
 written (in any unit a thousand times larger or smaller, a fraction as its percentage), or holds
 two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
 paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
-heading), else on the last paragraph before it in its section that cites one ("same file, run 7"). Not checked: the tables between `<!-- table: ... -->` markers
+heading), else on the files cited before it in its section ("same file, run 7");
+the rows of a generated table count as cited by every paragraph of its section below it. Not checked: the tables between `<!-- table: ... -->` markers
 (tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
-work by its address or say that they quote it (a quoted figure, with its source).
+work by its address or say that they quote it, and a table right under such a sentence (a quoted
+figure, with its source).
 
     python3 tools/number_sources.py [FILE.md ...] [--count | --suggest]
 
@@ -47,32 +49,33 @@ def documents() -> list:
 
 
 def blocks(text: str):
-    """(first line number, text, section) of each paragraph and list item outside code and
-    generated tables; section counts the headings above it."""
-    block, start, section, skipping = [], 0, 0, None
+    """(first line number, text, section) of each paragraph and list item outside code; a
+    generated table is one block, its marker line and its rows. section counts the headings
+    above it."""
+    block, start, section, in_code, table = [], 0, 0, False, None
     for number, line in enumerate(text.splitlines() + [""], 1):
         stripped = line.strip()
-        if skipping == "```":
-            if stripped.startswith("```"):
-                skipping = None
+        if in_code:
+            in_code = not stripped.startswith("```")
             continue
-        if skipping == "table":  # the rows under a marker, up to the first line that is not one
+        if table is not None:  # the rows under a marker, up to the first line that is not one
             if stripped.startswith("|"):
+                table[1].append(stripped)
                 continue
-            skipping = None
-        if stripped.startswith("```"):
-            skipping = "```"
-        elif stripped.startswith("<!-- table:"):
-            skipping = "table"
+            yield table[0], "\n".join(table[1]), section
+            table = None
         new_item = re.match(r"\s*(?:[-*]|\d+\.)\s", line)
-        if (not stripped or skipping or stripped.startswith("#") or new_item) and block:
+        starts_other = stripped.startswith(("```", "<!-- table:", "#"))
+        if (not stripped or starts_other or new_item) and block:
             yield start, "\n".join(block), section
             block = []
-        if skipping == "table":
-            yield number, stripped, section  # the marker: its command names the table's files
-        if stripped.startswith("#"):
+        if stripped.startswith("```"):
+            in_code = True
+        elif stripped.startswith("<!-- table:"):
+            table = (number, [stripped])
+        elif stripped.startswith("#"):
             section += 1
-        elif stripped and not skipping:
+        elif stripped:
             if not block:
                 start = number
             block.append(line)
@@ -140,24 +143,27 @@ def cited_in(document: pathlib.Path, text: str) -> list:
 
 def untraced(document: pathlib.Path, sources: Sources) -> list:
     found = []
-    last_cited, last_section = [], -1
+    section_cited, last_section, section_values = [], -1, set()
     every = list(blocks(document.read_text()))
     # The files of the lesson's own tables: a number restated from a table is traced to its file.
     tabled = [p for _, t, _ in every if t.startswith("<!-- table:") for p in cited_in(document, t)]
     for at, (start, text, section) in enumerate(every):
         if section != last_section:
-            last_cited, last_section = [], section
+            section_cited, last_section, section_values = [], section, set()
         cited = cited_in(document, text)
-        if cited:
-            last_cited = cited
-        if text.startswith("<!-- table:"):
+        section_cited += [p for p in cited if p not in section_cited]
+        if text.startswith("<!-- table:"):  # generated from its files: its rows are sources for its section
+            section_values.update(float(t) for t in NUMBER.findall(text.split("\n", 1)[-1].replace(",", "")))
             continue
+        if all(line.lstrip().startswith("|") for line in text.splitlines()) and at > 0 and re.search(
+                r"\bquoted\b", every[at - 1][1]):
+            continue  # a table the paragraph above says it quotes
         following = every[at + 1] if at + 1 < len(every) else (0, "", -1)
         if not cited and following[1].startswith("<!-- table:") and following[0] - start <= text.count("\n") + 2:
             cited = cited_in(document, following[1])  # the table's heading
-        files = list(dict.fromkeys(cited or last_cited))
+        files = list(dict.fromkeys(cited or section_cited))
         tables = [sources.get(p) for p in files]
-        values = set().union(*(t[0] for t in tables)) if tables else set()
+        values = set().union(section_values, *(t[0] for t in tables))
         rows = [row for t in tables for row in t[1]]
         in_tables = set().union(*(sources.get(p)[0] for p in tabled if p not in files)) if tabled else set()
         # A ratio may be of two numbers of the same paragraph or table (its raw cells carry no unit)

@@ -32,6 +32,8 @@ time 999.9 s in a code block
 | stage | s |
 | v9 | 777.7 s |
 
+A generated table's rows are the file's: v9 took 777.7 s.
+
 ## Another section
 
 Nothing cited here: 12.5 ms. The post reports 3.3x, https://example.org/post.
