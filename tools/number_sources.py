@@ -8,8 +8,9 @@ three digits or more, one that a table of the same document is made from) holds 
 written (in any unit a thousand times larger or smaller, a fraction as its percentage), or holds
 two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
 paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
-heading), else on the files cited before it in its section ("same file, run 7");
-the rows of a generated table count as cited by every paragraph of its section below it. Not checked: the tables between `<!-- table: ... -->` markers
+heading), else on the files cited before it in its section and the sections it is part of ("same
+file, run 7"); the rows of a generated table count as cited by the paragraphs of its section below
+it. Not checked: the tables between `<!-- table: ... -->` markers
 (tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
 work by its address or say that they quote it, and a table right under such a sentence (a quoted
 figure, with its source).
@@ -40,7 +41,6 @@ MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|%)|\s?(" +
 CITED = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*results/[\w.-]+")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # "129,287,424" (in a CSV: inside quotes)
-HASH = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
 def documents() -> list:
@@ -50,9 +50,9 @@ def documents() -> list:
 
 def blocks(text: str):
     """(first line number, text, section) of each paragraph and list item outside code; a
-    generated table is one block, its marker line and its rows. section counts the headings
-    above it."""
-    block, start, section, in_code, table = [], 0, 0, False, None
+    generated table is one block, its marker line and its rows. section is the path of headings
+    above it, one number per level (a subsection's path starts with its section's)."""
+    block, start, section, in_code, table, headings = [], 0, (), False, None, 0
     for number, line in enumerate(text.splitlines() + [""], 1):
         stripped = line.strip()
         if in_code:
@@ -74,7 +74,8 @@ def blocks(text: str):
         elif stripped.startswith("<!-- table:"):
             table = (number, [stripped])
         elif stripped.startswith("#"):
-            section += 1
+            level, headings = len(stripped) - len(stripped.lstrip("#")), headings + 1
+            section = tuple(h for h in section if h[0] < level) + ((level, headings),)
         elif stripped:
             if not block:
                 start = number
@@ -143,18 +144,21 @@ def cited_in(document: pathlib.Path, text: str) -> list:
 
 def untraced(document: pathlib.Path, sources: Sources) -> list:
     found = []
-    section_cited, last_section, section_values = [], -1, set()
+    cited_under, values_under = {}, {}  # per section: the files its paragraphs cite, its generated tables' numbers
     every = list(blocks(document.read_text()))
     # The files of the lesson's own tables: a number restated from a table is traced to its file.
     tabled = [p for _, t, _ in every if t.startswith("<!-- table:") for p in cited_in(document, t)]
     for at, (start, text, section) in enumerate(every):
-        if section != last_section:
-            section_cited, last_section, section_values = [], section, set()
         cited = cited_in(document, text)
-        section_cited += [p for p in cited if p not in section_cited]
+        cited_under.setdefault(section, []).extend(cited)
         if text.startswith("<!-- table:"):  # generated from its files: its rows are sources for its section
-            section_values.update(float(t) for t in NUMBER.findall(text.split("\n", 1)[-1].replace(",", "")))
+            values_under.setdefault(section, set()).update(
+                float(t) for t in NUMBER.findall(text.split("\n", 1)[-1].replace(",", "")))
             continue
+        # A subsection leans on its section too, but not on the document's title (a level-1 heading).
+        ancestors = [section[:n] for n in range(1, len(section)) if section[n - 1][0] >= 2] + [section]
+        section_cited = [p for a in ancestors for p in cited_under.get(a, [])]
+        section_values = set().union(*(values_under.get(a, set()) for a in ancestors))
         if all(line.lstrip().startswith("|") for line in text.splitlines()) and at > 0 and re.search(
                 r"\bquoted\b", every[at - 1][1]):
             continue  # a table the paragraph above says it quotes

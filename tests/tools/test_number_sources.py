@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/number_sources.py lists a lesson's measured numbers that its cited files do not hold, and
-only those: on a scratch lesson with one results file, each way a number can be traced is
+only those: on a scratch lesson with one results file, each way a number can be traced (its
+paragraph, its section, a subsection's section, a generated table, a ratio) is
 accepted and each way it can be wrong is listed. Bad input: one line on stderr, exit 2."""
 import pathlib
 import subprocess
@@ -17,12 +18,18 @@ v5,0.0444,225.27,0.6012
 """
 LESSON = """# A lesson
 
+## A run
+
 v4 takes 0.0301 s (30.1 ms) and v5 44.4 ms, from [`results/run.csv`](results/run.csv): v4 runs
 at 88.4% of the ceiling and 1.48x v5's 225.27 GCells/s.
 
 The same file, another paragraph of the section: v5 at 60.1%.
 
 - v4 at 332.3 GCells/s, then a typo: 332.9 GCells/s.
+
+### A subsection leans on its section's files
+
+v5 at 225.27 GCells/s.
 
 ```sh
 time 999.9 s in a code block
