@@ -8,12 +8,12 @@ three digits or more, one that a table of the same document is made from) holds 
 written (in any unit a thousand times larger or smaller, a fraction as its percentage), or holds
 two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
 paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
-heading), else on the files cited before it in its section and the sections it is part of ("same
-file, run 7"); the rows of a generated table count as cited by the paragraphs of its section below
+heading), else on the files cited in its section and the sections it is part of ("same file,
+run 7"; a slide's file under its points); the rows of a generated table count as cited by the paragraphs of its section below
 it. Not checked: the tables between `<!-- table: ... -->` markers
 (tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
-work by its address or say that they quote it, and a table right under such a sentence (a quoted
-figure, with its source).
+work by its address or say that they quote it, and a table right above or below such a sentence
+(a quoted figure, with its source).
 
     python3 tools/number_sources.py [FILE.md ...] [--count | --suggest]
 
@@ -36,9 +36,9 @@ ROOT = chapters.ROOT
 UNITS = r"(?:ns|us|µs|ms|s|GB/s|TB/s|GiB/s|GCells/s|Gcells/s|Gupdates/s|GFLOP/s|TFLOP/s|MFLOP/s|" \
         r"million cell updates per second)"
 # A figure and its unit: "5.3 µs", "2.10x", "88.4%", "498.9 GCells/s" (a ratio's x written close).
-MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|%)|\s?(" + UNITS + r"))(?![\w/])")
+MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|×|%)|\s?(" + UNITS + r"))(?![\w/])")
 # A results file, or the prefix a plot tool reads several by ("results/h200": h200_sizes.csv, ...).
-CITED = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*results/[\w.-]+")
+CITED = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*results/[\w.-]+|(?<![\w/.-])[\w.-]+\.(?:csv|txt)\b")  # or a bare file name
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # "129,287,424" (in a CSV: inside quotes)
 
@@ -76,6 +76,7 @@ def blocks(text: str):
         elif stripped.startswith("#"):
             level, headings = len(stripped) - len(stripped.lstrip("#")), headings + 1
             section = tuple(h for h in section if h[0] < level) + ((level, headings),)
+            yield number, stripped, section  # a heading may cite its section's file
         elif stripped:
             if not block:
                 start = number
@@ -128,7 +129,8 @@ class Sources:
 
 def resolve(document: pathlib.Path, cited: str) -> list:
     """The files CITED names, from the document's folder or the repository's root."""
-    for base in (document.parent, ROOT):
+    chapter = ROOT / "chapters" / (document.stem if document.parent.name == "slides" else document.parent.name)
+    for base in (document.parent, ROOT, chapter, chapter / "results"):  # a slide's results/..., a bare name
         path = (base / cited).resolve()
         if path.is_file():
             return [path] if path.suffix in (".csv", ".txt", ".md") else []  # a picture holds no figures to read
@@ -146,11 +148,14 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
     found = []
     cited_under, values_under = {}, {}  # per section: the files its paragraphs cite, its generated tables' numbers
     every = list(blocks(document.read_text()))
+    for _, text, section in every:  # a section's files, wherever in it they are cited (a slide's last line)
+        cited_under.setdefault(section, []).extend(cited_in(document, text))
     # The files of the lesson's own tables: a number restated from a table is traced to its file.
     tabled = [p for _, t, _ in every if t.startswith("<!-- table:") for p in cited_in(document, t)]
     for at, (start, text, section) in enumerate(every):
         cited = cited_in(document, text)
-        cited_under.setdefault(section, []).extend(cited)
+        if text.startswith("#"):
+            continue
         if text.startswith("<!-- table:"):  # generated from its files: its rows are sources for its section
             values_under.setdefault(section, set()).update(
                 float(t) for t in NUMBER.findall(text.split("\n", 1)[-1].replace(",", "")))
@@ -159,9 +164,10 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
         ancestors = [section[:n] for n in range(1, len(section)) if section[n - 1][0] >= 2] + [section]
         section_cited = [p for a in ancestors for p in cited_under.get(a, [])]
         section_values = set().union(*(values_under.get(a, set()) for a in ancestors))
-        if all(line.lstrip().startswith("|") for line in text.splitlines()) and at > 0 and re.search(
-                r"\bquoted\b", every[at - 1][1]):
-            continue  # a table the paragraph above says it quotes
+        beside = [every[i][1] for i in (at - 1, at + 1) if 0 <= i < len(every)]
+        if all(line.lstrip().startswith("|") for line in text.splitlines()) and any(
+                re.search(r"\bquoted\b", b) for b in beside):
+            continue  # a table that the line above or below it says it quotes
         following = every[at + 1] if at + 1 < len(every) else (0, "", -1)
         if not cited and following[1].startswith("<!-- table:") and following[0] - start <= text.count("\n") + 2:
             cited = cited_in(document, following[1])  # the table's heading
@@ -179,7 +185,7 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
             if "http://" in sentence or "https://" in sentence or re.search(r"\bquoted\b", sentence):
                 continue  # a published figure, quoted (with its address here, or in the Sources)
             for m in MEASURED.finditer(sentence):
-                figure, unit = m.group(1), m.group(2) or m.group(3)
+                figure, unit = m.group(1), (m.group(2) or m.group(3)).replace("×", "x")
                 line = start + text[:text.find(sentence)].count("\n") + sentence[:m.start()].count("\n")
                 ok = any(written(v, figure) for v in values) or (
                     significant(figure) >= 3 and any(written(v, figure) for v in in_tables))
