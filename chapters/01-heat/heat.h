@@ -28,7 +28,7 @@ struct HeatGrid {
   }
 };
 
-// How many planes one column of threads marches through (v5, v6): all of z when the x-y tiles
+// How many planes one column of threads marches through (v5): all of z when the x-y tiles
 // alone give the GPU enough blocks (a full H200 holds about a thousand blocks of 256 threads),
 // else shorter columns, but never below `min_planes`, since every column first loads the planes
 // its first update needs (the cost a short column pays again and again).
@@ -38,14 +38,6 @@ inline int planes_per_column(int interior_z, unsigned xy_tiles, int min_planes) 
   const int most = interior_z / min_planes > 1 ? interior_z / min_planes : 1;
   const int columns = wanted < most ? wanted : most;
   return (interior_z + columns - 1) / columns;
-}
-
-// Asks for the largest shared-memory share of each SM's on-chip memory for `kernel`, the rest
-// being L1: left to itself the driver may keep a share that fits fewer blocks than registers allow.
-template <class Kernel>
-void prefer_shared_memory(Kernel kernel) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                  int(cudaSharedmemCarveoutMaxShared)));
 }
 
 // Lets `kernel` ask for the most shared memory a block may have (past 48 KiB it must be asked

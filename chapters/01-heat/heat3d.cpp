@@ -99,8 +99,6 @@ std::string dims(const HeatGrid& g) {
   return std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz);
 }
 
-// v0: what every stage is checked against and every speed-up counted from.
-
 dim3 block_of(const HeatStage& s, const Options& o) { return o.block.x ? o.block : s.code.block; }
 
 std::string block_text(const HeatStage& s, const Options& o) { return s.on_device() ? shape_text(block_of(s, o)) : "-"; }

@@ -16,8 +16,8 @@
 // (cooperative_groups' grid.sync()), and the block copies its neighbours' edges into its
 // rings, asynchronously, while the next iteration computes; they are needed one iteration later.
 // Why it should help: each cell is read from DRAM and written once per pass, so the bytes per
-// update fall to 8 / DEPTH, and unlike overlapped tiles (the old v6: 32 x 32 threads, 26 x 26
-// cells written at depth 3) no update is thrown away.
+// update fall to 8 / DEPTH, and unlike overlapped tiles (the first v6, in the lesson's H200
+// tables: 32 x 32 threads, 26 x 26 cells written at depth 3) no update is thrown away.
 // What still limits it: one grid barrier per plane (heat3d notes what one costs) and the
 // instructions around it (about 28 per update), with 8 warps per SM to hide their latency: one
 // block of 256 threads and 219 KiB of shared memory fills an SM. Every tile must be resident at
