@@ -5,11 +5,9 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
-
 
 namespace tut {
 
