@@ -9,19 +9,18 @@ written (in any unit a thousand times larger or smaller, a fraction as its perce
 two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
 paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
 heading), else on the files cited in its section and the sections it is part of ("same file,
-run 7"; a slide's file under its points); the rows of a generated table count as cited by the paragraphs of its section below
-it. Not checked: the tables between `<!-- table: ... -->` markers
-(tools/lesson_tables.py writes their rows from their files), code, and sentences that cite published
-work by its address or say that they quote it, and a table right above or below such a sentence
-(a quoted figure, with its source).
+run 7"; a slide's file under its points); the rows of a generated table count as cited by the
+paragraphs of its section below it. Not checked: the rows under `<!-- table: ... -->` markers
+(tools/lesson_tables.py writes them from their files), code, sentences that cite published work
+by its address or say that they quote it, and a table right above or below such a sentence (a
+quoted figure, with its source).
 
     python3 tools/number_sources.py [FILE.md ...] [--count | --suggest]
 
 Prints one line per untraced number, FILE:LINE: "NUMBER UNIT" and why (no file cited, or not
 in the files named), then how many; --count prints only the count per document; --suggest adds
-the committed results files that hold a figure of three digits or more as written (its chapter's
-first), to cite. Exit 0 (the
-list is for the writer to work through), 2 on bad input.
+the committed results files that hold a figure of three digits or more as written (its
+chapter's first), to cite. Exit 0 (the list is for the writer to work through), 2 on bad input.
 """
 import bisect
 import pathlib
@@ -44,8 +43,9 @@ GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # "129,287,424" (in a
 
 
 def documents() -> list:
-    found = [ROOT / "README.md"] + sorted((ROOT / "chapters").glob("*/README.md")) + sorted((ROOT / "slides").glob("*.md"))
-    return [p for p in found if p.name != "README.md" or p.parent.name != "slides"]
+    lessons = sorted((ROOT / "chapters").glob("*/README.md"))
+    slides = [p for p in sorted((ROOT / "slides").glob("*.md")) if p.name != "README.md"]
+    return [ROOT / "README.md"] + lessons + slides
 
 
 def blocks(text: str):
@@ -144,6 +144,21 @@ def cited_in(document: pathlib.Path, text: str) -> list:
     return [p for c in CITED.findall(text) for p in resolve(document, c)]
 
 
+def traced(figure: str, unit: str, values: set, in_tables: set, rows: list, operands: list) -> bool:
+    """Whether FIGURE is one of the cited VALUES, or (three digits or more) of the document's
+    tables' files, or, a ratio, one of two OPERANDS of its paragraph or two numbers of one row."""
+    if any(written(v, figure) for v in values):
+        return True
+    precise = significant(figure) >= 3
+    if precise and any(written(v, figure) for v in in_tables):
+        return True
+    if unit not in ("x", "%"):
+        return False
+    if any(ratio_written(a, b, figure, unit) for a in operands for b in operands):
+        return True
+    return precise and any(ratio_written(a, b, figure, unit) for row in rows if len(row) < 64 for a in row for b in row)
+
+
 def untraced(document: pathlib.Path, sources: Sources) -> list:
     found = []
     cited_under, values_under = {}, {}  # per section: the files its paragraphs cite, its generated tables' numbers
@@ -176,8 +191,8 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
         values = set().union(section_values, *(t[0] for t in tables))
         rows = [row for t in tables for row in t[1]]
         in_tables = set().union(*(sources.get(p)[0] for p in tabled if p not in files)) if tabled else set()
-        # A ratio may be of two numbers of the same paragraph or table (its raw cells carry no unit)
-        # (a figure of fewer than three digits: of two figures with units, or chance would trace it)
+        # A ratio may be of two numbers of the same paragraph or table (its raw cells carry no unit);
+        # one of fewer than three digits only of two figures with units, or chance would trace it.
         operands = [float(t) for t in NUMBER.findall(text.replace(",", ""))][:200]
         figures = [float(m.group(1).replace(",", "")) for m in MEASURED.finditer(text)]
         sentences = re.split(r"(?<=[.;])\s+", text)
@@ -187,13 +202,7 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
             for m in MEASURED.finditer(sentence):
                 figure, unit = m.group(1), (m.group(2) or m.group(3)).replace("×", "x")
                 line = start + text[:text.find(sentence)].count("\n") + sentence[:m.start()].count("\n")
-                ok = any(written(v, figure) for v in values) or (
-                    significant(figure) >= 3 and any(written(v, figure) for v in in_tables))
-                if not ok and unit in ("x", "%"):
-                    pool = operands if significant(figure) >= 3 else figures
-                    ok = any(ratio_written(a, b, figure, unit) for a in pool for b in pool) or any(
-                        significant(figure) >= 3 and ratio_written(a, b, figure, unit) for row in rows if len(row) < 64 for a in row for b in row)
-                if not ok:
+                if not traced(figure, unit, values, in_tables, rows, operands if significant(figure) >= 3 else figures):
                     names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
                     found.append((line, f"{figure}{'' if unit in 'x%' else ' '}{unit}",
                                   f"not in {names}" if files else "no results file cited"))

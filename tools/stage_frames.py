@@ -6,10 +6,11 @@ one stage at a time, stops at every kernel launch (cudaLaunchKernel, the coopera
 extended launches, cuBLAS's dgemm) and, for a CPU stage, at every line of its file, and reads
 the stack: the frames from main() to the kernel (main and the kernel included, inlined frames
 counted as the debugger shows them) and the source files they sit in. A launch counts for a stage
-when the stage's file, or a file its CALLS line names, is on its stack. Needs a build with debug information:
+when the stage's file, or a file its CALLS line names, is on its stack. Needs a build with debug
+information:
 
     meson setup build-debug -Dbuildtype=debugoptimized && ninja -C build-debug
-    python3 tools/stage_frames.py build-debug [--stages heat:v1,matmul:gpu8] [--out FILE]
+    python3 tools/stage_frames.py build-debug [--stages heat:v1,matmul:gpu8] [--out FILE] [--jobs N]
 
 Prints one row per program and stage: its usual depth (the most common among its launches), its
 deepest, and the path of the deepest. GPU stages need a GPU; OpenACC stages are left out. Stages
@@ -59,8 +60,8 @@ def usage_error(message: str) -> int:
 def gdb_script(stage: chapters.Stage) -> str:
     """The debugger's commands: a breakpoint at each launch (a CPU stage: each line of its file),
     a backtrace at each stop, and the program killed after HITS stops."""
-    lines = ["set pagination off", "set confirm off", "set breakpoint pending on", "set print frame-arguments presence",
-             "set $stops = 0",
+    lines = ["set pagination off", "set confirm off", "set breakpoint pending on",
+             "set print frame-arguments presence", "set $stops = 0",
              "break main", "run", "delete 1"]  # from main on, the shared libraries' functions are known
     if stage.side in ("cpu", "mpi"):  # its functions are often inlined: a breakpoint at each line of code
         source = (ROOT / "solutions" / stage.path).read_text().splitlines()
@@ -68,8 +69,8 @@ def gdb_script(stage: chapters.Stage) -> str:
                   if text.strip() and not text.lstrip().startswith(("//", "#"))]
     else:
         lines += [f"break {name}" for name in LAUNCHES]
-    lines += ["commands 2-$bpnum", "silent", "set $stops = $stops + 1", "echo @@stop\\n", "bt", "if $stops >= %d" % HITS,
-              "kill", "quit", "end", "continue", "end", "continue", "quit"]
+    lines += ["commands 2-$bpnum", "silent", "set $stops = $stops + 1", "echo @@stop\\n", "bt",
+              f"if $stops >= {HITS}", "kill", "quit", "end", "continue", "end", "continue", "quit"]
     return "\n".join(lines) + "\n"
 
 
