@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import chapters  # noqa: E402
 import plotting  # noqa: E402
+from lesson_tables import documents  # noqa: E402  (the documents the project's table checks read)
 
 ROOT = chapters.ROOT
 UNITS = r"(?:ns|us|µs|ms|s|GB/s|TB/s|GiB/s|GCells/s|Gcells/s|Gupdates/s|GFLOP/s|TFLOP/s|MFLOP/s|" \
@@ -40,12 +41,6 @@ MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|×|%)|\s?(
 CITED = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*results/[\w.-]+|(?<![\w/.-])[\w.-]+\.(?:csv|txt)\b")  # or a bare file name
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")  # "129,287,424" (in a CSV: inside quotes)
-
-
-def documents() -> list:
-    lessons = sorted((ROOT / "chapters").glob("*/README.md"))
-    slides = [p for p in sorted((ROOT / "slides").glob("*.md")) if p.name != "README.md"]
-    return [ROOT / "README.md"] + lessons + slides
 
 
 def blocks(text: str):
@@ -96,11 +91,15 @@ def numbers_in(path: pathlib.Path) -> tuple:
 UNIT_SCALES = (1, 100, 1e-3, 1e3, 1e-6, 1e6, 1e-9, 1e9)  # another unit of time or rate; a fraction as %
 
 
+def as_written(text: str) -> tuple:
+    """A figure's value and the half of its last written digit: "5.35" is 5.35 +- 0.005."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return float(text.replace(",", "")), 0.5 * 10 ** -decimals + 1e-12
+
+
 def written(value: float, text: str, scales=UNIT_SCALES) -> bool:
     """Whether VALUE, times one of SCALES, rounds to TEXT."""
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    target = float(text.replace(",", ""))
-    half = 0.5 * 10 ** -decimals + 1e-12
+    target, half = as_written(text)
     return any(abs(value * scale - target) <= half for scale in scales)
 
 
@@ -218,8 +217,7 @@ class Index:
 
     def holding(self, figure: str, document: pathlib.Path) -> list:
         """The files that hold FIGURE as written, those of the document's chapter first."""
-        decimals = len(figure.split(".")[1]) if "." in figure else 0
-        target, half = float(figure.replace(",", "")), 0.5 * 10 ** -decimals + 1e-12
+        target, half = as_written(figure)
         found = []
         for path, values in self.files.items():
             for scale in UNIT_SCALES:
@@ -240,8 +238,7 @@ def main(argv) -> int:
     for d in docs:
         if not d.is_file() or d.suffix != ".md":
             why = "is not a Markdown file" if d.is_file() else "does not exist"
-            print(f"number_sources.py: error: {d} {why}", file=sys.stderr)
-            return 2
+            parser.error(f"{d} {why}")
     sources, total = Sources(), 0
     index = Index(sources) if args.suggest else None
     for d in docs:

@@ -52,11 +52,6 @@ PROGRAMS = {
 FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \((?:\.\.\.)?\)(?: at (\S+):\d+| from \S+)?$")
 
 
-def usage_error(message: str) -> int:
-    print(f"stage_frames.py: error: {message}", file=sys.stderr)
-    return 2
-
-
 def gdb_script(stage: chapters.Stage) -> str:
     """The debugger's commands: a breakpoint at each launch (a CPU stage: each line of its file),
     a backtrace at each stop, and the program killed after HITS stops."""
@@ -173,17 +168,17 @@ def main(argv) -> int:
     args = parser.parse_args(argv)
     build = pathlib.Path(args.build)
     if not (build / "build.ninja").exists():
-        return usage_error(f"{build} is not a Meson build directory")
+        parser.error(f"{build} is not a Meson build directory")
     debugger = shutil.which("gdb") or shutil.which("cuda-gdb")
     if not debugger:
-        return usage_error("neither gdb nor cuda-gdb is on the PATH")
+        parser.error("neither gdb nor cuda-gdb is on the PATH")
     if args.jobs < 1:
-        return usage_error("--jobs must be at least 1")
+        parser.error("--jobs must be at least 1")
     wanted = [w for w in args.stages.split(",") if w]
     known = {f"{s.family}:{s.name}": s for s in chapters.read_stages() if s.side != "acc"}
     for w in wanted:
         if w not in known:
-            return usage_error(f"no stage {w!r}; stages are FAMILY:NAME, e.g. heat:v1, matmul:gpu8, four_steps:gpu4")
+            parser.error(f"no stage {w!r}; stages are FAMILY:NAME, e.g. heat:v1, matmul:gpu8, four_steps:gpu4")
     selected = [known[w] for w in wanted] if wanted else list(known.values())
     jobs = [(program, a, env, s) for s in selected for program, a, env in PROGRAMS[s.family]]
     header = f"{'program':<13} {'stage':<7} {'frames':>6} {'files':>5} {'deepest':>7} {'(files)':>6}  the deepest path, main to kernel"

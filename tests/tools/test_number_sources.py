@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-from expectations import ROOT, expect, finish
+from expectations import ROOT, expect, finish, refused
 
 TOOL = ROOT / "tools" / "number_sources.py"
 RESULTS = """# commit: 1234abc, NVIDIA H200
@@ -63,8 +63,5 @@ with tempfile.TemporaryDirectory() as scratch:
     for what, args, names in (("a file that is not Markdown", [str(folder / "notes.txt")], "not a Markdown file"),
                               ("a missing file", [str(folder / "none.md")], "none.md"),
                               ("an unknown option", ["--bogus"], "--bogus")):
-        done = subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True)
-        lines = done.stderr.strip().splitlines()
-        expect(f"{what}: exit 2, one line naming {names!r} ({done.returncode}, {lines})",
-               done.returncode == 2 and len(lines) == 1 and names in done.stderr)
+        refused(TOOL, what, *args, names=names)
 finish()

@@ -9,7 +9,7 @@ Usage: test_stage_frames.py BUILD_DIR"""
 import subprocess
 import sys
 
-from expectations import ROOT, expect, finish
+from expectations import ROOT, expect, finish, refused
 
 sys.path.insert(0, str(ROOT / "tools"))
 import chapters  # noqa: E402
@@ -68,18 +68,12 @@ expect("short names: namespaces, template arguments and parameters left out",
        stage_frames.short("tut::time_host<(anonymous namespace)::f(int)::<lambda()>&>") == "tut::time_host<..>")
 
 
-def refused(what, *args, names=""):
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "stage_frames.py"), *args], capture_output=True, text=True)
-    lines = done.stderr.strip().splitlines()
-    expect(f"{what}: exit 2, one line on stderr naming {names!r} (exit {done.returncode}, {lines})",
-           done.returncode == 2 and len(lines) == 1 and names in done.stderr)
-
-
-refused("not a build directory", str(ROOT / "tools"), names="not a Meson build directory")
-refused("an unknown option", "build", "--bogus", names="--bogus")
+TOOL = ROOT / "tools" / "stage_frames.py"
+refused(TOOL, "not a build directory", str(ROOT / "tools"), names="not a Meson build directory")
+refused(TOOL, "an unknown option", "build", "--bogus", names="--bogus")
 build = sys.argv[1]  # the build this test runs in
-refused("an unknown stage", build, "--stages", "heat:v99", names="heat:v99")
-refused("--jobs 0", build, "--jobs", "0", names="--jobs")
-help_run = subprocess.run([sys.executable, str(ROOT / "tools" / "stage_frames.py"), "--help"], capture_output=True, text=True)
+refused(TOOL, "an unknown stage", build, "--stages", "heat:v99", names="heat:v99")
+refused(TOOL, "--jobs 0", build, "--jobs", "0", names="--jobs")
+help_run = subprocess.run([sys.executable, str(TOOL), "--help"], capture_output=True, text=True)
 expect("--help: exit 0, usage on stdout", help_run.returncode == 0 and "debugoptimized" in help_run.stdout)
 finish()
