@@ -63,27 +63,29 @@ class DeviceTimer {
   std::vector<double> laps_;
 };
 
-template <class Work>
-TimingStats time_host(Work&& work, int warmups, int repeats) {
-  for (int w = 0; w < warmups; ++w) work();
+// `work(args...)` timed on the host clock. (A function and its arguments, not a lambda around
+// them: the call stays one frame deep, as the README's frames from main() to a kernel count.)
+template <class Work, class... Args>
+TimingStats time_host(Work&& work, int warmups, int repeats, Args&&... args) {
+  for (int w = 0; w < warmups; ++w) work(args...);
   HostTimer timer;
   for (int r = 0; r < repeats; ++r) {
     timer.start();
-    work();
+    work(args...);
     timer.stop();
   }
   return timer.stats();
 }
 
-// `work` enqueues device work on `stream`; only what it enqueues between the events is timed.
-template <class Work>
-TimingStats time_device(Work&& work, cudaStream_t stream, int warmups, int repeats) {
-  for (int w = 0; w < warmups; ++w) work();
+// `work(args...)` enqueues device work on `stream`; only what it enqueues between the events is timed.
+template <class Work, class... Args>
+TimingStats time_device(Work&& work, cudaStream_t stream, int warmups, int repeats, Args&&... args) {
+  for (int w = 0; w < warmups; ++w) work(args...);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   DeviceTimer timer(stream);
   for (int r = 0; r < repeats; ++r) {
     timer.start();
-    work();
+    work(args...);
     timer.stop();
   }
   return timer.stats();

@@ -115,40 +115,38 @@ struct Check {
   const char* verdict() const { return is_reference ? "ref" : ok ? "ok" : "FAIL"; }
 };
 
-// Every stage against v0 on `grid` for `steps` steps from one random field.
-std::vector<Check> validate(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, int steps,
-                            const Options& o) {
-  const std::vector<float> initial = random_field(grid, uint64_t(o.seed));
-  const HeatStage& v0 = reference_stage();
-  const std::vector<float> reference = run_stage(v0, grid, {}, initial, steps);
-  std::vector<Check> checks;
-  for (const HeatStage* s : stages) {
-    Check c;
-    if (s == &v0) {  // v0 is what the others are compared with
-      c.is_reference = true;
-      checks.push_back(c);
-      continue;
-    }
-    const tut::Range range(std::string(s->name) + ": checked");
-    const std::vector<float> result = run_stage(*s, grid, block_of(*s, o), initial, steps);
-    c.report = tut::compare(result.data(), reference.data(), {size_t(grid.nx), size_t(grid.ny), size_t(grid.nz)},
-                            {kHeatAtol, kHeatRtol});
-    c.ok = c.report.ok();
-    if (!c.ok)
-      std::cerr << "heat3d: stage " << s->name << " does not match v0 on a random " << dims(grid) << " field after "
-                << steps << " steps (edit " << s->source << "): " << c.report.summary() << "\n";
-    checks.push_back(c);
-  }
-  return checks;
+// The field the stages are checked on: the whole problem with --check, else a small one (the
+// tour checks each stage before it times it).
+struct CheckProblem {
+  HeatGrid grid;
+  int steps;
+};
+
+CheckProblem check_problem(const Options& o) {
+  if (o.check) return {{o.nx, o.ny, o.nz}, o.steps};
+  return {{std::min(o.nx, 61), std::min(o.ny, 43), std::min(o.nz, 29)}, std::min(o.steps, 10)};
 }
 
-int run_check_only(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o) {
-  const std::vector<Check> checks = validate(stages, grid, o.steps, o);
+// A stage's result against v0's, from the same random field.
+Check compare_with_v0(const HeatStage& s, const std::vector<float>& result, const std::vector<float>& reference,
+                      const CheckProblem& p) {
+  Check c;
+  c.report = tut::compare(result.data(), reference.data(), {size_t(p.grid.nx), size_t(p.grid.ny), size_t(p.grid.nz)},
+                          {kHeatAtol, kHeatRtol});
+  c.ok = c.report.ok();
+  if (!c.ok)
+    std::cerr << "heat3d: stage " << s.name << " does not match v0 on a random " << dims(p.grid) << " field after "
+              << p.steps << " steps (edit " << s.source << "): " << c.report.summary() << "\n";
+  return c;
+}
+
+int print_checks(const std::vector<const HeatStage*>& stages, const std::vector<Check>& checks, const CheckProblem& p,
+                 const Options& o) {
   // The errors are text, "1.23e-07": read by people, as the verdict is.
   tut::Table table({{"stage", "stage", ""}, {"check", "matches v0", ""}, {"mismatches", "mismatches", "", "%.0f"},
                     {"max_abs_err", "max abs err", ""}, {"max_rel_err", "max rel err", ""}});
   const auto scientific = [](double v) { return tut::Cell::num(v, "%.2e").text; };
-  table.add_note("problem", "random " + dims(grid) + " field, " + std::to_string(o.steps) + " steps, float");
+  table.add_note("problem", "random " + dims(p.grid) + " field, " + std::to_string(p.steps) + " steps, float");
   table.add_note("tolerance", tolerance_text() + " per cell");
   bool all_ok = true;
   for (size_t i = 0; i < stages.size(); ++i) {
@@ -194,32 +192,34 @@ tut::TimingStats time_stage(const HeatStage& s, const HeatGrid& grid, const Opti
   return timer.stats();
 }
 
-int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, const Options& o,
-             const tut::DeviceInfo& device) {
-  const HeatGrid small{std::min(o.nx, 61), std::min(o.ny, 43), std::min(o.nz, 29)};
-  const int check_steps = std::min(o.steps, 10);
-  const std::vector<Check> checks = validate(stages, small, check_steps, o);
+// The tour's table: its columns, the problem, and the ceilings measured in this run.
+struct Tour {
+  tut::Table table;
+  double copy_gbps = 0;  // the copy ceiling, 0 without a GPU
+  double v0_seconds = 0, previous_seconds = 0;
+};
 
-  tut::Table table(tut::with_ceiling({{"stage", "stage", ""},
-                    {"what", "what", ""},
-                    {"block", "block", ""},
-                    {"timed_steps", "timed steps", "", "%.0f"},
-                    {"time_s", "time per " + std::to_string(o.steps) + " steps", "s", "%.4f"},
-                    {"min_s", "min", "s", "%.4f"},
-                    {"max_s", "max", "s", "%.4f"},
-                    {"speedup_prev", "vs prev", "x", "%.2f"},
-                    {"speedup_v0", "vs v0", "x", "%.1f"},
-                    {"gcells_per_s", "rate", "GCells/s", "%.2f"},
-                    {"gb_per_s", "at 8 B/update", "GB/s", "%.1f"},
-                    {"pct_copy", "of copy", "%", "%.1f"},
-                    {"check", "check", ""}}));
+Tour start_tour(const HeatGrid& grid, const CheckProblem& checked, const Options& o, const tut::DeviceInfo& device) {
+  Tour tour{tut::Table(tut::with_ceiling({{"stage", "stage", ""},
+                                          {"what", "what", ""},
+                                          {"block", "block", ""},
+                                          {"timed_steps", "timed steps", "", "%.0f"},
+                                          {"time_s", "time per " + std::to_string(o.steps) + " steps", "s", "%.4f"},
+                                          {"min_s", "min", "s", "%.4f"},
+                                          {"max_s", "max", "s", "%.4f"},
+                                          {"speedup_prev", "vs prev", "x", "%.2f"},
+                                          {"speedup_v0", "vs v0", "x", "%.1f"},
+                                          {"gcells_per_s", "rate", "GCells/s", "%.2f"},
+                                          {"gb_per_s", "at 8 B/update", "GB/s", "%.1f"},
+                                          {"pct_copy", "of copy", "%", "%.1f"},
+                                          {"check", "check", ""}}))};
+  tut::Table& table = tour.table;
   const size_t field_bytes = grid.cells() * sizeof(float);
   table.add_note("problem", dims(grid) + " cells, float, " + std::to_string(o.steps) + " steps; " +
                                 std::to_string(grid.interior_cells()) + " interior cells updated per step");
   table.add_note("device", device.usable ? device.describe() : "none (" + device.why_not + ")");
-  double copy_gbps = 0;
   if (device.usable) {
-    copy_gbps = tut::note_copy_ceiling(table);
+    tour.copy_gbps = tut::note_copy_ceiling(table);
     const double at_size = tut::measure_copy_bandwidth(field_bytes).gb_per_s;
     const double launch_us = tut::measure_empty_launch_us(std::min(o.steps, 5000));
     char text[256];
@@ -241,37 +241,35 @@ int run_tour(const std::vector<const HeatStage*>& stages, const HeatGrid& grid, 
                   tut::measure_grid_barrier_us(1024), device.props.multiProcessorCount);
     table.add_note("grid barrier", text);
   }
-  table.add_note("validation", "each stage against v0 on a random " + dims(small) + " field, " +
-                                   std::to_string(check_steps) + " steps, " + tolerance_text());
+  table.add_note("validation", "each stage against v0 on a random " + dims(checked.grid) + " field, " +
+                                   std::to_string(checked.steps) + " steps, " + tolerance_text());
   table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs after a warm-up; GPU stages run all " +
                                std::to_string(o.steps) + " steps (CUDA events), CPU stages " +
                                std::to_string(std::min(o.cpu_steps, o.steps)) + " steps (steady clock), scaled");
+  return tour;
+}
 
-  const std::vector<float> initial = random_field(grid, uint64_t(o.seed) + 1);
-  double v0_time = 0, prev_time = 0;
-  bool all_ok = true;
-  for (size_t i = 0; i < stages.size(); ++i) {
-    const HeatStage& s = *stages[i];
-    all_ok = all_ok && checks[i].ok;
-    const int batch = s.on_device() ? o.steps : std::min(o.cpu_steps, o.steps);
-    tut::Table::Row row = table.add_row().set("stage", s.name).set("what", s.idea).set("block", block_text(s, o));
-    row.set("check", checks[i].verdict());
-    if (!checks[i].ok) continue;  // not timed: the row says FAIL
-    const tut::TimingStats t = time_stage(s, grid, o, initial, batch);
-    const double scale = double(o.steps) / batch / 1e3;  // ms per batch -> s per o.steps steps
-    const double seconds = t.median_ms * scale;
-    const double cells_per_s = double(grid.interior_cells()) * o.steps / seconds;
-    const double gbps = 8.0 * cells_per_s / 1e9;
-    row.set("timed_steps", batch).set("time_s", seconds).set("min_s", t.min_ms * scale).set("max_s", t.max_ms * scale);
-    row.set("gcells_per_s", cells_per_s / 1e9).set("gb_per_s", gbps);
-    if (prev_time > 0) row.set("speedup_prev", prev_time / seconds);
-    if (v0_time > 0) row.set("speedup_v0", v0_time / seconds);
-    if (copy_gbps > 0) row.set("pct_copy", 100.0 * gbps / copy_gbps).set_ceiling("copy", gbps / copy_gbps);
-    if (&s == &reference_stage()) v0_time = seconds;
-    prev_time = seconds;
-  }
-  table.print(std::cout, o.format);
-  return all_ok ? 0 : 1;
+// Steps a stage is timed for: all of them on the GPU, --cpu-steps on the CPU (then scaled).
+int timed_steps(const HeatStage& s, const Options& o) { return s.on_device() ? o.steps : std::min(o.cpu_steps, o.steps); }
+
+// A stage's row: its check, and where it passed, its time over `batch` steps scaled to all of them.
+void add_row(Tour& tour, const HeatStage& s, const Check& check, const tut::TimingStats* t, const HeatGrid& grid,
+             const Options& o) {
+  tut::Table::Row row = tour.table.add_row().set("stage", s.name).set("what", s.idea).set("block", block_text(s, o));
+  row.set("check", check.verdict());
+  if (!t) return;  // not timed: the row says FAIL
+  const int batch = timed_steps(s, o);
+  const double scale = double(o.steps) / batch / 1e3;  // ms per batch -> s per o.steps steps
+  const double seconds = t->median_ms * scale;
+  const double cells_per_s = double(grid.interior_cells()) * o.steps / seconds;
+  const double gbps = 8.0 * cells_per_s / 1e9;
+  row.set("timed_steps", batch).set("time_s", seconds).set("min_s", t->min_ms * scale).set("max_s", t->max_ms * scale);
+  row.set("gcells_per_s", cells_per_s / 1e9).set("gb_per_s", gbps);
+  if (tour.previous_seconds > 0) row.set("speedup_prev", tour.previous_seconds / seconds);
+  if (tour.v0_seconds > 0) row.set("speedup_v0", tour.v0_seconds / seconds);
+  if (tour.copy_gbps > 0) row.set("pct_copy", 100.0 * gbps / tour.copy_gbps).set_ceiling("copy", gbps / tour.copy_gbps);
+  if (&s == &reference_stage()) tour.v0_seconds = seconds;
+  tour.previous_seconds = seconds;
 }
 
 }  // namespace
@@ -294,7 +292,39 @@ int main(int argc, char** argv) try {
   if (!skipped.empty()) std::cerr << "heat3d: GPU stages " << skipped << " not run: " << device.why_not << "\n";
   if (device.usable && std::any_of(stages.begin(), stages.end(), [](const HeatStage* s) { return s->on_device(); }))
     tut::require_device_memory(2 * grid.cells() * sizeof(float), "a " + dims(grid) + " field (two buffers)");
-  return o.check ? run_check_only(stages, grid, o) : run_tour(stages, grid, o, device);
+
+  // Every stage against v0, from one random field. (run_stage, the stage's run and its kernel are
+  // the whole path from here to the GPU: the README's frames from main() to a kernel.)
+  const CheckProblem checked = check_problem(o);
+  const std::vector<float> check_field = random_field(checked.grid, uint64_t(o.seed));
+  const std::vector<float> reference = run_stage(reference_stage(), checked.grid, {}, check_field, checked.steps);
+  std::vector<Check> checks;
+  for (const HeatStage* s : stages) {
+    if (s == &reference_stage()) {
+      checks.push_back({true, true, {}});
+      continue;
+    }
+    const tut::Range range(std::string(s->name) + ": checked");
+    checks.push_back(compare_with_v0(*s, run_stage(*s, checked.grid, block_of(*s, o), check_field, checked.steps),
+                                     reference, checked));
+  }
+  if (o.check) return print_checks(stages, checks, checked, o);
+
+  // The tour: each stage that passed, timed on the full problem, in one table with the ceilings.
+  Tour tour = start_tour(grid, checked, o, device);
+  const std::vector<float> field = random_field(grid, uint64_t(o.seed) + 1);
+  bool all_ok = true;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    all_ok = all_ok && checks[i].ok;
+    if (!checks[i].ok) {
+      add_row(tour, *stages[i], checks[i], nullptr, grid, o);
+      continue;
+    }
+    const tut::TimingStats t = time_stage(*stages[i], grid, o, field, timed_steps(*stages[i], o));
+    add_row(tour, *stages[i], checks[i], &t, grid, o);
+  }
+  tour.table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
 } catch (...) {
   return tut::exit_code_for_failure("heat3d");
 }

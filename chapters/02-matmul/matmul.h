@@ -62,23 +62,30 @@ const std::vector<const MatmulStage*>& matmul_stages();
 // Every variant the types sweep (gpu4_2, ..., gpu7_k8, ...), in the list's order.
 const std::vector<const MatmulVariant*>& matmul_variants();
 
-// What every GPU type of the course does around its kernel: allocate, copy A and B in,
-// launch, copy C out, free.
+// What every GPU type of the course does around its kernel: A and B copied to the GPU, C
+// allocated there (all bits set, a NaN: an element the kernel never writes comes back as NaN);
+// after the launch, copy_c_to waits for the kernels (a fault inside one surfaces there) and
+// copies C back. The buffers are freed when it goes out of scope.
+struct DeviceProduct {
+  DeviceProduct(int m, int n, int k, const double* A_host, const double* B_host);
+  void copy_c_to(double* C_host);
+  tut::DeviceBuffer<double> A, B, C;
+};
+
+// The same around a launcher (a variant of matmult_f, the tests).
 void matmult_on_device(int m, int n, int k, const double* A, const double* B, double* C, MatmulLaunch launch);
 
-// gpu7's tensor-core kernel in one tile shape (bm x bn of C per block, k-tiles of bk), for the
-// types built on it (gpu8): launch computes C = A B on the device with k cut into `splits`
-// shares of whole k-tiles, share z's partial product into C + z m n (splits = 1: C = A B).
-// stream_k: C = A B in `blocks` blocks (at most stream_k_blocks_per_sm() per SM) taking equal
-// runs of all the tiles' k-tiles, partial tiles handed over through `partials` (blocks x bm x bn
-// doubles) and `ready` (blocks flags, zero before and after).
-struct TensorCoreTiles {
-  int bm, bn, bk;
-  int (*blocks_per_sm)();  // resident at once on one SM
-  void (*launch)(int m, int n, int k, int splits, const double* A, const double* B, double* C, cudaStream_t stream);
-  int (*stream_k_blocks_per_sm)();
-  void (*stream_k)(int m, int n, int k, int blocks, const double* A, const double* B, double* C, double* partials,
-                   unsigned* ready, cudaStream_t stream);
+// gpu8's plan for a shape, which gpu9 makes for its pieces before its pipeline starts: a tile
+// shape of gpu8's (0: gpu7's 128x128, 1: 128x64, 2: 64x64), rows of tiles computed whole, k of
+// the rest in shares, or stream-K. gpu8_plan chooses it (the first call of a shape times the
+// candidates on these buffers, writing C); gpu8_launch enqueues its kernels on `stream`.
+struct MatmulPlan {
+  int tiles = 0;
+  int whole_rows = 0;     // rows of tiles computed with the whole of k, in a launch of their own
+  int shares = 1;         // the rows after them: k cut into this many shares of whole k-tiles
+  bool stream_k = false;  // instead: one launch of resident blocks, equal runs of all the k-tiles
+  double seconds = 0;     // the model's time for it
 };
-constexpr int kGpu7TileShapes = 3;
-extern const TensorCoreTiles gpu7_tiles[kGpu7TileShapes];  // 128x128 (gpu7's own), 128x64, 64x64
+MatmulPlan gpu8_plan(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream);
+void gpu8_launch(const MatmulPlan& plan, int m, int n, int k, const double* A, const double* B, double* C,
+                 cudaStream_t stream);

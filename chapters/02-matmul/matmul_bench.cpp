@@ -88,7 +88,9 @@ class PageLocked {
   void* data_;
 };
 
-int bench_main(int argc, const char* const* argv) {
+}  // namespace
+
+int main(int argc, char** argv) try {
   int min_n = 16, max_n = 8192, nat_max = 512, gpu1_max = 256;
   bool square_only = false, pinned_host = false;
   std::string type_list = "all";
@@ -183,9 +185,9 @@ int bench_main(int argc, const char* const* argv) {
     double cublas_gflops = 0;
     if (device.usable) {
       const MatmulLaunch cublas = tut::stage_named(matmul_stages(), "gpulib").code.device;
-      const auto call = [&] { cublas(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
-      const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
-      const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
+      const tut::TimingStats first = tut::time_device(cublas, stream, 0, 1, sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream);
+      const tut::TimingStats t = tut::time_device(cublas, stream, 0, repeats_for(first.median_ms / 1e3), sh.m, sh.n, sh.k,
+                                                  dA.get(), dB.get(), dC.get(), stream);
       cublas_gflops = flops / (t.median_ms * 1e-3) / 1e9;
     }
     for (const Timed& type : types) {
@@ -198,19 +200,20 @@ int bench_main(int argc, const char* const* argv) {
       try {
         if (type.host) {  // the warm-up call is also the one that is checked
           tut::poison(C.data(), c_count);
-          const auto call = [&] { type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data()); };
-          const tut::TimingStats first = tut::time_host(call, 0, 1);
+          const tut::TimingStats first = tut::time_host(type.host, 0, 1, sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
           ok = ok && close_to(C, reference, sh.k);
-          const tut::TimingStats t = tut::time_host(call, 0, repeats_for(first.median_ms / 1e3));
+          const tut::TimingStats t = tut::time_host(type.host, 0, repeats_for(first.median_ms / 1e3), sh.m, sh.n, sh.k,
+                                                    A.data(), B.data(), C.data());
           row.set("host_ms", t.median_ms).set("host_gflops", flops / (t.median_ms * 1e-3) / 1e9);
         }
         if (type.device) {
           CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
-          const auto call = [&] { type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream); };
-          const tut::TimingStats first = tut::time_device(call, stream, 0, 1);
+          const tut::TimingStats first =
+              tut::time_device(type.device, stream, 0, 1, sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream);
           dC.download(C.data());
           ok = ok && close_to(C, reference, sh.k);
-          const tut::TimingStats t = tut::time_device(call, stream, 0, repeats_for(first.median_ms / 1e3));
+          const tut::TimingStats t = tut::time_device(type.device, stream, 0, repeats_for(first.median_ms / 1e3), sh.m, sh.n,
+                                                      sh.k, dA.get(), dB.get(), dC.get(), stream);
           const double gflops = flops / (t.median_ms * 1e-3) / 1e9;
           row.set("device_ms", t.median_ms).set("device_gflops", gflops).set_ceiling("cuBLAS", gflops / cublas_gflops);
           if (type.plan) row.set("plan", type.plan(sh.m, sh.n, sh.k));
@@ -231,12 +234,6 @@ int bench_main(int argc, const char* const* argv) {
   table.print(std::cout, format);
   if (!all_ok) std::cerr << "matmul_bench: some results did not match OpenBLAS (rows with check FAIL)\n";
   return all_ok ? 0 : 1;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) try {
-  return bench_main(argc, argv);
 } catch (...) {
   return tut::exit_code_for_failure("matmul_bench");
 }

@@ -109,28 +109,28 @@ void write_pgm(const std::string& path, const PoissonGrid& g, const std::vector<
     }
 }
 
+// A stage's run: the stage, its row blocks (multi-GPU stages), and what its solve reported.
 struct Run {
   const PoissonStage* stage;
   int parts;
   SolveResult result;
 };
 
-Run run(const PoissonStage& stage, const PoissonProblem& problem, std::vector<double>& u, const Options& o, int parts) {
-  const tut::Range range(std::string(stage.name) + ": timed");
+SolveOptions solve_options(const Options& o, int parts) {
   SolveOptions so;
   so.max_iterations = o.iterations;
   so.tolerance = o.tolerance;
   so.check_every = o.check_every;
   so.parts = parts;
   so.depth = o.depth;
-  if (stage.on_device()) {  // an untimed warm-up: module loading, clocks, peer access
-    std::vector<double> scratch = problem.u0;
-    SolveOptions warm = so;
-    warm.max_iterations = std::min(o.iterations, 10);
-    warm.tolerance = 0;
-    stage.code.solve(problem, scratch, warm);
-  }
-  return {&stage, parts, stage.code.solve(problem, u, so)};
+  return so;
+}
+
+// An untimed warm-up before a GPU stage's timed solve: module loading, clocks, peer access.
+SolveOptions warm_up(SolveOptions so) {
+  so.max_iterations = std::min(so.max_iterations, 10);
+  so.tolerance = 0;
+  return so;
 }
 
 }  // namespace
@@ -149,12 +149,20 @@ int main(int argc, char** argv) try {
   const PoissonProblem problem = radiator_problem(o.N);
   const int parts = o.parts ? o.parts : std::max(gpus, 1);
   std::vector<Run> runs;
-  std::vector<double> u = problem.u0;
-  if (o.stage->multi_gpu()) {  // the single-GPU stage in the same run, for speed-up and efficiency
-    std::vector<double> single = problem.u0;
-    runs.push_back(run(tut::stage_named(poisson_stages(), "gpu2"), problem, single, o, 1));
+  if (o.stage->multi_gpu())  // the single-GPU stage in the same run, for speed-up and efficiency
+    runs.push_back({&tut::stage_named(poisson_stages(), "gpu2"), 1, {}});
+  runs.push_back({o.stage, o.stage->multi_gpu() ? parts : 1, {}});
+  std::vector<double> u;
+  for (Run& r : runs) {  // (main calls each stage's solve itself: README, the frames from main() to a kernel)
+    u = problem.u0;
+    const SolveOptions so = solve_options(o, r.parts);
+    if (r.stage->on_device()) {
+      std::vector<double> scratch = problem.u0;
+      r.stage->code.solve(problem, scratch, warm_up(so));
+    }
+    const tut::Range range(std::string(r.stage->name) + ": timed");
+    r.result = r.stage->code.solve(problem, u, so);
   }
-  runs.push_back(run(*o.stage, problem, u, o, o.stage->multi_gpu() ? parts : 1));
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;
   tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"N", "N", "", "%.0f"}, {"gpus", "GPUs", "", "%.0f"},

@@ -43,11 +43,15 @@ void launch_right(int m, int n, int k, const double* A, const double* B, double*
 }  // namespace
 
 extern "C" void matmult_gpu3(int m, int n, int k, double* A, double* B, double* C) {
-  matmult_on_device(m, n, k, A, B, C, launch_below);
+  DeviceProduct on_gpu(m, n, k, A, B);
+  launch_below(m, n, k, on_gpu.A.get(), on_gpu.B.get(), on_gpu.C.get(), nullptr);
+  on_gpu.copy_c_to(C);
 }
 
 extern "C" void matmult_gpu3r(int m, int n, int k, double* A, double* B, double* C) {
-  matmult_on_device(m, n, k, A, B, C, launch_right);
+  DeviceProduct on_gpu(m, n, k, A, B);
+  launch_right(m, n, k, on_gpu.A.get(), on_gpu.B.get(), on_gpu.C.get(), nullptr);
+  on_gpu.copy_c_to(C);
 }
 
 const MatmulCode matmul_gpu3{matmult_gpu3, launch_below};

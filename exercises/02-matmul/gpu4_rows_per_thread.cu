@@ -48,7 +48,9 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
 }  // namespace
 
 extern "C" void matmult_gpu4(int m, int n, int k, double* A, double* B, double* C) {
-  matmult_on_device(m, n, k, A, B, C, launch<4>);
+  DeviceProduct on_gpu(m, n, k, A, B);
+  launch<4>(m, n, k, on_gpu.A.get(), on_gpu.B.get(), on_gpu.C.get(), nullptr);
+  on_gpu.copy_c_to(C);
 }
 
 // ROWS swept by the benchmark and checked by the tests: 4 is the type itself; gpu4_4x8 is 4 rows

@@ -30,7 +30,9 @@ void launch(int m, int n, int k, const double* A, const double* B, double* C, cu
 }  // namespace
 
 extern "C" void matmult_gpulib(int m, int n, int k, double* A, double* B, double* C) {
-  matmult_on_device(m, n, k, A, B, C, launch);
+  DeviceProduct on_gpu(m, n, k, A, B);
+  launch(m, n, k, on_gpu.A.get(), on_gpu.B.get(), on_gpu.C.get(), nullptr);
+  on_gpu.copy_c_to(C);
 }
 
 const MatmulCode matmul_gpulib{matmult_gpulib, launch};

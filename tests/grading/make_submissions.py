@@ -290,7 +290,9 @@ SUBMISSIONS = {
     "computes_on_host": ({"gpu1_one_thread.cu": HOST_GPU1}, {"gpu1": ("gpu-gaming", "computes on the host")}),
     "caches_results": ({"nat_triple_loop.cpp": CACHING_NAT}, {"nat": ("gaming", "hands back an earlier result")}),
     "borrows_code": ({"nat_triple_loop.cpp": OPENBLAS_NAT, "gpu2_element_per_thread.cu": [],
-                      "gpu5_shared_tiles.cu": ("{\n  matmult_on_device(m, n, k, A, B, C, launch);\n}\n\nconst MatmulCode matmul_gpu5",
+                      "gpu5_shared_tiles.cu": ("{\n  DeviceProduct on_gpu(m, n, k, A, B);\n"
+                                               "  launch(m, n, k, on_gpu.A.get(), on_gpu.B.get(), on_gpu.C.get(), nullptr);\n"
+                                               "  on_gpu.copy_c_to(C);\n}\n\nconst MatmulCode matmul_gpu5",
                                   "{\n  matmult_gpu2(m, n, k, A, B, C);  // gpu2's work, handed in as gpu5's\n}\n\n"
                                   "const MatmulCode matmul_gpu5")},
                      {"nat": ("gaming", "calls openblas (cblas_dgemm)"), "gpu2": ("pass", ""),
