@@ -13,7 +13,7 @@ information:
     python3 tools/stage_frames.py build-debug [--stages heat:v1,matmul:gpu8] [--out FILE] [--jobs N]
 
 Prints one row per program and stage: its usual depth (the most common among its launches), its
-deepest, and the path of the deepest. GPU stages need a GPU; OpenACC stages are left out. Stages
+deepest, and the path of the deepest with its files. GPU stages need a GPU; OpenACC stages are left out. Stages
 that share a file (four_steps' ref and cpu0) share their stops.
 """
 import collections
@@ -155,7 +155,7 @@ def measure(build: pathlib.Path, debugger: str, program: str, args: str, env: di
     usual = depths.most_common(1)[0][0]
     usual_files = max(len(files) for f, files in paths if len(f) == usual)
     deepest_frames, deepest_files = max(paths, key=lambda p: (len(p[0]), len(p[1])))
-    chain = " > ".join(short(f) for f, _ in reversed(deepest_frames))
+    chain = " > ".join(short(f) for f, _ in reversed(deepest_frames)) + "  [" + ", ".join(sorted(deepest_files)) + "]"
     return (usual, usual_files, len(deepest_frames), len(deepest_files), chain), ""
 
 
@@ -181,7 +181,7 @@ def main(argv) -> int:
             parser.error(f"no stage {w!r}; stages are FAMILY:NAME, e.g. heat:v1, matmul:gpu8, four_steps:gpu4")
     selected = [known[w] for w in wanted] if wanted else list(known.values())
     jobs = [(program, a, env, s) for s in selected for program, a, env in PROGRAMS[s.family]]
-    header = f"{'program':<13} {'stage':<7} {'frames':>6} {'files':>5} {'deepest':>7} {'(files)':>6}  the deepest path, main to kernel"
+    header = f"{'program':<13} {'stage':<7} {'frames':>6} {'files':>5} {'deepest':>7} {'(files)':>6}  the deepest path, main to kernel [its files]"
     out = open(args.out, "w") if args.out else None
     print(header, flush=True)
     if out:

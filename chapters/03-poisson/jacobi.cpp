@@ -156,12 +156,14 @@ int main(int argc, char** argv) try {
   for (Run& r : runs) {  // (main calls each stage's solve itself: README, the frames from main() to a kernel)
     u = problem.u0;
     const SolveOptions so = solve_options(o, r.parts);
+    const PoissonCode& code = r.stage->code;
+    const PoissonSolve solve = code.at_depth ? code.at_depth(o.depth ? o.depth : code.default_depth(o.N)) : code.solve;
     if (r.stage->on_device()) {
       std::vector<double> scratch = problem.u0;
-      r.stage->code.solve(problem, scratch, warm_up(so));
+      solve(problem, scratch, warm_up(so));
     }
     const tut::Range range(std::string(r.stage->name) + ": timed");
-    r.result = r.stage->code.solve(problem, u, so);
+    r.result = solve(problem, u, so);
   }
 
   const double copy_gbps = o.stage->on_device() ? tut::measure_copy_bandwidth(size_t(512) << 20).gb_per_s : 0;

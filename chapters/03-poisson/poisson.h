@@ -60,10 +60,13 @@ struct SolveResult {
 // Every stage: iterate from u (host, (N + 2)^2 with its boundary) and leave the result in u.
 using PoissonSolve = SolveResult (*)(const PoissonProblem& problem, std::vector<double>& u, const SolveOptions& options);
 
-// What a stage's file hands over, as `const PoissonCode poisson_<stage>`.
+// What a stage's file hands over, as `const PoissonCode poisson_<stage>`. The stages that fuse
+// iterations (gpu4, gpu5) also hand over their default depth at size N, and their solve at a
+// depth (2, 4, 8 or 16; their `solve` takes SolveOptions::depth, 0 for the default).
 struct PoissonCode {
   PoissonSolve solve;
-  int (*default_depth)(int N) = nullptr;  // that depth at size N, for the stages that fuse iterations (gpu4, gpu5)
+  int (*default_depth)(int N) = nullptr;
+  PoissonSolve (*at_depth)(int depth) = nullptr;
 };
 
 struct PoissonStage : tut::StageInfo {
@@ -138,15 +141,14 @@ SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, c
   return result;
 }
 
-// A stage's solve at --depth 2, 4, 8 or 16 (0: the stage's own): the advance of that depth.
-template <DeviceAdvance at2, DeviceAdvance at4, DeviceAdvance at8, DeviceAdvance at16>
-SolveResult solve_at_depth(const char* stage, int own_depth, const PoissonProblem& p, std::vector<double>& u,
-                           const SolveOptions& o) {
-  switch (o.depth ? o.depth : own_depth) {
-    case 2: return iterate_on_device<at2>(p, u, o);
-    case 4: return iterate_on_device<at4>(p, u, o);
-    case 8: return iterate_on_device<at8>(p, u, o);
-    case 16: return iterate_on_device<at16>(p, u, o);
+// A fused stage's solve at depth 2, 4, 8 or 16, among its solves of each depth.
+template <PoissonSolve at2, PoissonSolve at4, PoissonSolve at8, PoissonSolve at16>
+PoissonSolve solve_at_depth(const char* stage, int depth) {
+  switch (depth) {
+    case 2: return at2;
+    case 4: return at4;
+    case 8: return at8;
+    case 16: return at16;
   }
-  throw tut::UsageError(std::string(stage) + ": --depth must be 2, 4, 8 or 16, got " + std::to_string(o.depth));
+  throw tut::UsageError(std::string(stage) + ": --depth must be 2, 4, 8 or 16, got " + std::to_string(depth));
 }

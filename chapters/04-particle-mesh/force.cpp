@@ -120,7 +120,7 @@ int main(int argc, char** argv) try {
   for (int axis : o.axes) {
     std::vector<float> reference(cells);
     const tut::TimingStats cpu =
-        tut::time_host([&] { cpu_stage.code.on_host(m, axis, pot.data(), reference.data()); }, 1, o.cpu_repeats);
+        tut::time_host(cpu_stage.code.on_host, 1, o.cpu_repeats, m, axis, pot.data(), reference.data());
     for (const Run& r : runs_for(o, m)) {
       const ForceStage& s = *r.stage;
       if (!s.handles(axis) || (s.on_device() && !device.usable)) continue;
@@ -128,11 +128,11 @@ int main(int argc, char** argv) try {
       tut::TimingStats t = cpu;
       if (!s.on_device() && &s != &cpu_stage) {
         tut::poison(f.data(), cells);  // NaN: a cell never written fails
-        t = tut::time_host([&] { s.code.on_host(m, axis, pot.data(), f.data()); }, 1, o.cpu_repeats);
+        t = tut::time_host(s.code.on_host, 1, o.cpu_repeats, m, axis, pot.data(), f.data());
       } else if (s.on_device()) {
         CUDA_CHECK(cudaMemset(d_f.get(), 0xff, d_f.bytes()));  // NaN: a cell never written fails
-        t = tut::time_device([&] { s.code.on_device(m, axis, d_pot.get(), d_f.get(), r.strip, nullptr); }, nullptr, 2,
-                             o.repeats);
+        t = tut::time_device(s.code.on_device, nullptr, 2, o.repeats, m, axis, d_pot.get(), d_f.get(), r.strip,
+                             cudaStream_t(nullptr));
         d_f.download(f.data());
       }
       bool ok = true;

@@ -123,7 +123,7 @@ int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, 
       poison_cells(host_data.data(), o.np);
       {
         const tut::Range range(std::string(s->name) + ": timed");
-        t = tut::time_host([&] { s->code.on_host(m, o.np, pos.data(), host_data.data()); }, 1, o.cpu_repeats);
+        t = tut::time_host(s->code.on_host, 1, o.cpu_repeats, m, o.np, pos.data(), host_data.data());
       }
       ok = matches(*s, host_data.data(), reference, "on its own");
     } else {
@@ -244,7 +244,7 @@ int main(int argc, char** argv) try {
   // The cpu stage is the reference and the sequential time of both tables.
   std::vector<int> reference(size_t(o.np));
   const tut::TimingStats cpu =
-      tut::time_host([&] { reference_stage().code.on_host(m, o.np, pos.data(), reference.data()); }, 1, o.cpu_repeats);
+      tut::time_host(reference_stage().code.on_host, 1, o.cpu_repeats, m, o.np, pos.data(), reference.data());
   if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
   return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
                      : run_kernels(o, m, pos, reference, cpu, device);

@@ -7,19 +7,24 @@
 // from.
 // What limits it: one core updates one cell after another; each update reads 7 floats and
 // writes 1, so it runs at the speed one core can stream memory, far below the machine's.
+#include <utility>
+
 #include "heat.h"
 
 namespace {
 
-void step(const HeatGrid& g, float coeff, const float* in, float* out) {
+// `steps` steps, each from `in` into `out`, then the two swapped: the newest field is in `in`.
+float* run(const HeatGrid& g, float coeff, float* in, float* out, int steps, dim3, cudaStream_t) {
   const size_t row = size_t(g.nx), plane = size_t(g.nx) * g.ny;
-  for (int k = 1; k < g.nz - 1; ++k)
-    for (int j = 1; j < g.ny - 1; ++j)
-      for (int i = 1; i < g.nx - 1; ++i) {
-        // TODO(exercise): update cell (i, j, k): out = in + coeff * (6 neighbours - 6 in)
-      }
+  for (int s = 0; s < steps; ++s, std::swap(in, out))
+    for (int k = 1; k < g.nz - 1; ++k)
+      for (int j = 1; j < g.ny - 1; ++j)
+        for (int i = 1; i < g.nx - 1; ++i) {
+          // TODO(exercise): update cell (i, j, k): out = in + coeff * (6 neighbours - 6 in)
+        }
+  return in;
 }
 
 }  // namespace
 
-const HeatCode heat_v0{steps_of<step>};
+const HeatCode heat_v0{run};

@@ -4,10 +4,8 @@
 // stage should be compared with.
 //   run:  build-ex/chapters/01-heat/heat3d --stage v0,v0_omp
 //   test: meson test -C build-ex heat-v0_omp heat-v0_omp-idea --print-errorlogs
-// Change from v0: one pragma; the (k, j) rows are split among the threads, and each row
-// still runs in order, so the inner loop stays vectorisable. (The steps' loop is written out
-// here rather than taken from steps_of: OpenMP's own two frames then keep the path from main()
-// to the loop at five, README.)
+// Change from v0: one pragma; the (k, j) rows of each step are split among the threads, and
+// each row still runs in order, so the inner loop stays vectorisable.
 // What limits it: the CPU's memory bandwidth, tens of GB/s against the GPU's thousands.
 #include <utility>
 
@@ -15,6 +13,7 @@
 
 namespace {
 
+// `steps` steps, each from `in` into `out`, then the two swapped: the newest field is in `in`.
 float* run(const HeatGrid& g, float coeff, float* in, float* out, int steps, dim3, cudaStream_t) {
   const size_t row = size_t(g.nx), plane = size_t(g.nx) * g.ny;
   for (int s = 0; s < steps; ++s, std::swap(in, out)) {
