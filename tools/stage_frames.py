@@ -5,7 +5,8 @@ Runs each chapter's programs on a small problem under gdb (or cuda-gdb, where gd
 one stage at a time, stops at every kernel launch (cudaLaunchKernel, the cooperative and the
 extended launches, cuBLAS's dgemm) and, for a CPU stage, at every line of its file, and reads
 the stack: the frames from main() to the kernel (main and the kernel included, inlined frames
-counted as the debugger shows them) and the source files they sit in. A launch counts for a stage
+counted as the debugger shows them) and the source files they sit in. A CPU stage's kernel is
+the body of its OpenMP region (omp_fn) where it has one, else its own function. A launch counts for a stage
 when the stage's file, or a file its CALLS line names, is on its stack. Needs a build with debug
 information:
 
@@ -111,7 +112,9 @@ def in_project(path: str) -> bool:
 def path_to_kernel(stack: list, stage: chapters.Stage, program: str):
     """(frames, files) from main to the stage's kernel on this stack, or None where the stage's
     file is not on it. The kernel is the launched one (its host stub, under __device_stub__), or
-    for a CPU stage the newest frame in its file."""
+    for a CPU stage the newest frame in its file; inside an OpenMP region, the region's body (the
+    function GCC outlines from it, omp_fn), whose calls are its own as a GPU kernel's device
+    functions are, which a launch's stack does not show either."""
     names = [f for f, _ in stack]
     own = {stage.file} | {c for c in stage.calls if "." in c}  # its file and the stages' files it calls
     if "main" not in names or not any(pathlib.PurePath(p).name in own for _, p in stack):
@@ -121,6 +124,7 @@ def path_to_kernel(stack: list, stage: chapters.Stage, program: str):
     top = 0
     if stage.side in ("cpu", "mpi"):
         top = next(i for i, (_, p) in enumerate(stack) if pathlib.PurePath(p).name in own)
+        top = max((i for i in range(top, bottom) if "._omp_fn." in names[i]), default=top)  # the region's body
         frames = stack[top:bottom + 1]
     else:
         stub = next((i for i, f in enumerate(names) if f.startswith("__device_stub__")), None)

@@ -89,3 +89,6 @@ struct MatmulPlan {
 MatmulPlan gpu8_plan(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream);
 void gpu8_launch(const MatmulPlan& plan, int m, int n, int k, const double* A, const double* B, double* C,
                  cudaStream_t stream);
+// gpu8 on device buffers: the plan, then its launch (also gpu9's launch on device buffers, where
+// there is no copy to overlap).
+void gpu8_plan_and_launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream);

@@ -198,22 +198,38 @@ int main(int argc, char** argv) try {
                              ": checked and timed");
       bool ok = true;
       try {
-        if (type.host) {  // the warm-up call is also the one that is checked
+        // Each type is called from here, in main's own loops (README: the frames from main() to
+        // a kernel). The first call is the warm-up, the one that is checked, and the one whose
+        // time sets the repeats.
+        if (type.host) {
           tut::poison(C.data(), c_count);
-          const tut::TimingStats first = tut::time_host(type.host, 0, 1, sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
+          tut::HostTimer first, timer;
+          first.start();
+          type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
+          first.stop();
           ok = ok && close_to(C, reference, sh.k);
-          const tut::TimingStats t = tut::time_host(type.host, 0, repeats_for(first.median_ms / 1e3), sh.m, sh.n, sh.k,
-                                                    A.data(), B.data(), C.data());
+          for (int r = repeats_for(first.stats().median_ms / 1e3); r > 0; --r) {
+            timer.start();
+            type.host(sh.m, sh.n, sh.k, A.data(), B.data(), C.data());
+            timer.stop();
+          }
+          const tut::TimingStats t = timer.stats();
           row.set("host_ms", t.median_ms).set("host_gflops", flops / (t.median_ms * 1e-3) / 1e9);
         }
         if (type.device) {
           CUDA_CHECK(cudaMemset(dC.get(), 0xFF, dC.bytes()));
-          const tut::TimingStats first =
-              tut::time_device(type.device, stream, 0, 1, sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream);
+          tut::DeviceTimer first(stream), timer(stream);
+          first.start();
+          type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream);
+          first.stop();
           dC.download(C.data());
           ok = ok && close_to(C, reference, sh.k);
-          const tut::TimingStats t = tut::time_device(type.device, stream, 0, repeats_for(first.median_ms / 1e3), sh.m, sh.n,
-                                                      sh.k, dA.get(), dB.get(), dC.get(), stream);
+          for (int r = repeats_for(first.stats().median_ms / 1e3); r > 0; --r) {
+            timer.start();
+            type.device(sh.m, sh.n, sh.k, dA.get(), dB.get(), dC.get(), stream);
+            timer.stop();
+          }
+          const tut::TimingStats t = timer.stats();
           const double gflops = flops / (t.median_ms * 1e-3) / 1e9;
           row.set("device_ms", t.median_ms).set("device_gflops", gflops).set_ceiling("cuBLAS", gflops / cublas_gflops);
           if (type.plan) row.set("plan", type.plan(sh.m, sh.n, sh.k));

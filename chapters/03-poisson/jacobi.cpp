@@ -156,8 +156,7 @@ int main(int argc, char** argv) try {
   for (Run& r : runs) {  // (main calls each stage's solve itself: README, the frames from main() to a kernel)
     u = problem.u0;
     const SolveOptions so = solve_options(o, r.parts);
-    const PoissonCode& code = r.stage->code;
-    const PoissonSolve solve = code.at_depth ? code.at_depth(o.depth ? o.depth : code.default_depth(o.N)) : code.solve;
+    const PoissonSolve solve = r.stage->code.solve_for(o.depth, o.N);
     if (r.stage->on_device()) {
       std::vector<double> scratch = problem.u0;
       solve(problem, scratch, warm_up(so));

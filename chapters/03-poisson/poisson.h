@@ -67,7 +67,18 @@ struct PoissonCode {
   PoissonSolve solve;
   int (*default_depth)(int N) = nullptr;
   PoissonSolve (*at_depth)(int depth) = nullptr;
+  // The solve to call at `depth` (0: the stage's own depth at size N; a stage without depths
+  // has its one solve): jacobi's main calls it directly, and a fused stage's `solve` goes through it.
+  PoissonSolve solve_for(int depth, int N) const {
+    return at_depth ? at_depth(depth ? depth : default_depth(N)) : solve;
+  }
 };
+
+// A fused stage's `solve`: its solve at SolveOptions::depth, or at its own depth for the size.
+template <int (*own_depth)(int N), PoissonSolve (*at_depth)(int depth)>
+SolveResult solve_at_chosen_depth(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+  return PoissonCode{nullptr, own_depth, at_depth}.solve_for(o.depth, p.grid.N)(p, u, o);
+}
 
 struct PoissonStage : tut::StageInfo {
   PoissonCode code;
@@ -91,10 +102,9 @@ double device_change_norm(const PoissonGrid& g, const double* a, const double* b
 // iterate_on_device<advance>; both are PoissonSolves. The loop ping-pongs between two fields,
 // checks the tolerance every check_every iterations, and times the loop only.
 using HostStep = void (*)(const PoissonGrid& g, const double* f, const double* in, double* out);
-// `advance` does `count` iterations from cur, swapping cur and next after each, so that cur
-// holds the newest field and next the one before it.
-using DeviceAdvance = void (*)(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count,
-                               cudaStream_t stream);
+// advance(g, f, cur, next, count, stream) does `count` iterations from cur, swapping cur and next
+// after each, so that cur holds the newest field and next the one before it. A stage that plans
+// once per solve (gpu5) passes its plan to iterate_on_device, which adds it to every call.
 
 template <HostStep step>
 SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
@@ -114,8 +124,9 @@ SolveResult iterate_on_host(const PoissonProblem& p, std::vector<double>& u, con
   return result;
 }
 
-template <DeviceAdvance advance>
-SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
+template <auto advance, class... Plan>
+SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o,
+                              const Plan&... plan) {
   tut::DeviceBuffer<double> a(u.size()), b(u.size()), f(p.f.size());
   a.upload(u.data());
   b.upload(u.data());  // the boundary is in both fields and never written
@@ -128,7 +139,7 @@ SolveResult iterate_on_device(const PoissonProblem& p, std::vector<double>& u, c
   while (result.iterations < o.max_iterations) {
     const int left = o.max_iterations - result.iterations;
     const int count = o.tolerance > 0 ? std::min(o.check_every, left) : left;
-    advance(p.grid, f.get(), cur, next, count, stream);
+    advance(p.grid, f.get(), cur, next, count, stream, plan...);
     result.iterations += count;
     if (o.tolerance > 0) {
       result.change_norm = device_change_norm(p.grid, cur, next, stream);

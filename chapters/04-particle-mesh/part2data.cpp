@@ -92,58 +92,31 @@ tut::TimingStats time_kernel(const Part2DataStage& s, const Mesh& m, const Optio
   return timer.stats();
 }
 
-int run_kernels(const Options& o, const Mesh& m, const std::vector<float>& pos, const std::vector<int>& reference,
-                const tut::TimingStats& cpu, const tut::DeviceInfo& device) {
-  const double cpu_ms = cpu.median_ms;
+// The kernel table's columns and notes, with the copy ceiling of this run (0 without a GPU).
+tut::Table kernel_table(const Options& o, const Mesh& m, const tut::DeviceInfo& device, double& copy_gbps) {
   tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"what", "what", ""}, {"block", "block", "", "%.0f"},
                     {"time_ms", "time", "ms", "%.4f"}, {"min_ms", "min", "ms", "%.4f"}, {"max_ms", "max", "ms", "%.4f"},
                     {"gparticles_per_s", "rate", "Gparticles/s", "%.3f"}, {"gb_per_s", "at 16 B/particle", "GB/s", "%.0f"},
                     {"pct_copy", "of copy", "%", "%.1f"}, {"speedup_cpu", "vs cpu", "x", "%.1f"}, {"check", "check", ""}}));
   table.add_note("problem", std::to_string(o.np) + " particles, mesh " + std::to_string(m.N) + "^3, 12 B read + 4 B written per particle");
-  const double copy_gbps = note_device_and_ceiling(table, device);
+  copy_gbps = note_device_and_ceiling(table, device);
   table.add_note("timing", "median of " + std::to_string(o.repeats) + " runs (GPU, CUDA events, after 2 warm-ups) or " +
                                std::to_string(o.cpu_repeats) + " (CPU, steady clock, after 1)");
   table.add_note("validation", "every stage's cells equal the cpu stage's, exactly");
-  tut::DeviceBuffer<float> d_pos;
-  tut::DeviceBuffer<int> d_data;
-  if (device.usable) {
-    d_pos = tut::DeviceBuffer<float>(pos.size());
-    d_data = tut::DeviceBuffer<int>(size_t(o.np));
-    d_pos.upload(pos.data());
-  }
-  bool all_ok = true;
-  std::vector<int> host_data(size_t(o.np));
-  for (const Part2DataStage* s : o.stages) {
-    if (s->on_device() && !device.usable) continue;
-    tut::TimingStats t;
-    bool ok = true;
-    if (s == &reference_stage()) {
-      t = cpu;  // timed in main, where it made the reference
-    } else if (!s->on_device()) {
-      poison_cells(host_data.data(), o.np);
-      {
-        const tut::Range range(std::string(s->name) + ": timed");
-        t = tut::time_host(s->code.on_host, 1, o.cpu_repeats, m, o.np, pos.data(), host_data.data());
-      }
-      ok = matches(*s, host_data.data(), reference, "on its own");
-    } else {
-      CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
-      t = time_kernel(*s, m, o, d_pos, d_data);
-      d_data.download(host_data.data());
-      ok = matches(*s, host_data.data(), reference, "on its own");
-    }
-    all_ok = all_ok && ok;
-    const double rate = o.np / (t.median_ms * 1e-3);
-    const double gbps = 16.0 * rate / 1e9;
-    tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea);
-    row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms).set("gparticles_per_s", rate / 1e9);
-    row.set("gb_per_s", gbps).set("speedup_cpu", cpu_ms / t.median_ms);
-    row.set("check", s == &reference_stage() ? kReferenceNotChecked : check_text(ok));
-    if (s->on_device()) row.set("block", block_of(*s, o));
-    if (copy_gbps > 0) row.set("pct_copy", 100 * gbps / copy_gbps).set_ceiling("copy", gbps / copy_gbps);
-  }
-  table.print(std::cout, o.format);
-  return all_ok ? 0 : 1;
+  return table;
+}
+
+// A stage's row of the kernel table: its time t, against the cpu stage's and the copy ceiling.
+void add_kernel_row(tut::Table& table, const Part2DataStage& s, const Options& o, const tut::TimingStats& t,
+                    double cpu_ms, double copy_gbps, bool ok) {
+  const double rate = o.np / (t.median_ms * 1e-3);
+  const double gbps = 16.0 * rate / 1e9;
+  tut::Table::Row row = table.add_row().set("stage", s.name).set("what", s.idea);
+  row.set("time_ms", t.median_ms).set("min_ms", t.min_ms).set("max_ms", t.max_ms).set("gparticles_per_s", rate / 1e9);
+  row.set("gb_per_s", gbps).set("speedup_cpu", cpu_ms / t.median_ms);
+  row.set("check", &s == &reference_stage() ? kReferenceNotChecked : check_text(ok));
+  if (s.on_device()) row.set("block", block_of(s, o));
+  if (copy_gbps > 0) row.set("pct_copy", 100 * gbps / copy_gbps).set_ceiling("copy", gbps / copy_gbps);
 }
 
 double copy_rate_gbps(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
@@ -246,8 +219,42 @@ int main(int argc, char** argv) try {
   const tut::TimingStats cpu =
       tut::time_host(reference_stage().code.on_host, 1, o.cpu_repeats, m, o.np, pos.data(), reference.data());
   if (!device.usable) std::cerr << "part2data: no GPU, so only the CPU stages run: " << device.why_not << "\n";
-  return o.transfers ? run_transfers(o, m, pos, reference, cpu, device)
-                     : run_kernels(o, m, pos, reference, cpu, device);
+  if (o.transfers) return run_transfers(o, m, pos, reference, cpu, device);
+
+  // The kernel table: main checks and times each stage itself (README: the frames from main() to a kernel).
+  double copy_gbps = 0;
+  tut::Table table = kernel_table(o, m, device, copy_gbps);
+  tut::DeviceBuffer<float> d_pos;
+  tut::DeviceBuffer<int> d_data;
+  if (device.usable) {
+    d_pos = tut::DeviceBuffer<float>(pos.size());
+    d_data = tut::DeviceBuffer<int>(size_t(o.np));
+    d_pos.upload(pos.data());
+  }
+  bool all_ok = true;
+  std::vector<int> host_data(size_t(o.np));
+  for (const Part2DataStage* s : o.stages) {
+    if (s->on_device() && !device.usable) continue;
+    tut::TimingStats t = cpu;  // the reference: timed above, where it made the reference
+    bool ok = true;
+    if (s->on_device()) {
+      CUDA_CHECK(cudaMemset(d_data.get(), 0xff, d_data.bytes()));  // every int -1
+      t = time_kernel(*s, m, o, d_pos, d_data);
+      d_data.download(host_data.data());
+      ok = matches(*s, host_data.data(), reference, "on its own");
+    } else if (s != &reference_stage()) {
+      poison_cells(host_data.data(), o.np);
+      {
+        const tut::Range range(std::string(s->name) + ": timed");
+        t = tut::time_host(s->code.on_host, 1, o.cpu_repeats, m, o.np, pos.data(), host_data.data());
+      }
+      ok = matches(*s, host_data.data(), reference, "on its own");
+    }
+    all_ok = all_ok && ok;
+    add_kernel_row(table, *s, o, t, cpu.median_ms, copy_gbps, ok);
+  }
+  table.print(std::cout, o.format);
+  return all_ok ? 0 : 1;
 } catch (...) {
   return tut::exit_code_for_failure("part2data");
 }

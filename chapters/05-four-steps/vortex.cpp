@@ -89,21 +89,6 @@ tut::TimingStats time_runs(Timer&& timer, StageRun& run, const std::vector<doubl
   return timer.stats();
 }
 
-// A stage's timed runs, after a warm-up run (GPU) or a one-step warm-up (CPU). Each in its NVTX
-// range: a profiler that takes "STAGE: warm-up" sees exactly one run of `steps` steps.
-tut::TimingStats time_stage(const FourStepsStage& s, StageRun& run, const std::vector<double>& q0, int steps,
-                            int repeats) {
-  {
-    const tut::Range range(std::string(s.name) + ": warm-up");
-    run.reset(q0);
-    run.advance(s.on_device() ? steps : 1);
-    run.time();  // waits for the warm-up
-  }
-  const tut::Range range(std::string(s.name) + ": timed");
-  return s.on_device() ? time_runs(tut::DeviceTimer(nullptr), run, q0, steps, repeats)
-                       : time_runs(tut::HostTimer(), run, q0, steps, repeats);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -177,7 +162,17 @@ int main(int argc, char** argv) try {
     const int repeats = s->on_device() ? o.repeats : o.cpu_repeats;
     std::cerr << "vortex: timing " << s->name << ": " << steps << " steps, " << repeats  // progress: minutes on a CPU
               << (repeats == 1 ? " run\n" : " runs\n");
-    const tut::TimingStats t = time_stage(*s, run, q0, steps, repeats);
+    // A warm-up run (GPU) or a one-step warm-up (CPU), then the timed runs, each in its NVTX
+    // range: a profiler that takes "STAGE: warm-up" sees exactly one run of `steps` steps.
+    {
+      const tut::Range range(std::string(s->name) + ": warm-up");
+      run.reset(q0);
+      run.advance(s->on_device() ? steps : 1);
+      run.time();  // waits for the warm-up
+    }
+    const tut::Range range(std::string(s->name) + ": timed");
+    const tut::TimingStats t = s->on_device() ? time_runs(tut::DeviceTimer(nullptr), run, q0, steps, repeats)
+                                              : time_runs(tut::HostTimer(), run, q0, steps, repeats);
     const double rate = double(p.mesh.cells()) * steps / (t.median_ms * 1e-3);
     if (s == &ref) ref_rate = rate;
     tut::Table::Row row = table.add_row().set("stage", s->name).set("what", s->idea).set("steps", steps);

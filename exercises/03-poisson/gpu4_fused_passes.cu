@@ -22,7 +22,6 @@
 // The depth is a compile-time size: 2, 4, 8 or 16 (--depth; tiles up to 8); by default 4 in
 // tiles, 8 in strips. Iteration counts it does not divide end with shallower passes.
 #include <algorithm>
-#include <string>
 
 #include "check.h"
 #include "poisson.h"
@@ -294,10 +293,6 @@ PoissonSolve at_depth(int depth) {
                         iterate_on_device<advance<16>>>("gpu4", depth);
 }
 
-SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return at_depth(o.depth ? o.depth : fused_depth(p.grid.N))(p, u, o);
-}
-
 }  // namespace
 
-const PoissonCode poisson_gpu4{solve, fused_depth, at_depth};
+const PoissonCode poisson_gpu4{solve_at_chosen_depth<fused_depth, at_depth>, fused_depth, at_depth};

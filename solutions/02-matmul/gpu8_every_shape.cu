@@ -383,11 +383,11 @@ MatmulPlan gpu8_plan(int m, int n, int k, const double* A, const double* B, doub
   return tuned[key] = beats_gpu7 ? contenders[fastest] : contenders[0];
 }
 
-namespace {
-
-void launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
+void gpu8_plan_and_launch(int m, int n, int k, const double* A, const double* B, double* C, cudaStream_t stream) {
   gpu8_launch(gpu8_plan(m, n, k, A, B, C, stream), m, n, k, A, B, C, stream);
 }
+
+namespace {
 
 // One plan forced, whatever the shape: the sweep's points (and the tests' cases). TAIL: the rows
 // of tiles in whole waves computed whole and the rest split (where the tiles make less than a
@@ -449,4 +449,4 @@ constexpr MatmulVariant kSweep[] = {
     {"gpu8_128x64_streamk", launch_forced<1, 1, false, true>},   // the same in 128x64 tiles (2017x1031x997's plan)
     {"gpu8_64x64_streamk", launch_forced<2, 1, false, true>},    // and in 64x64 tiles
 };
-const MatmulCode matmul_gpu8{matmult_gpu8, launch, kSweep, plan_text};
+const MatmulCode matmul_gpu8{matmult_gpu8, gpu8_plan_and_launch, kSweep, plan_text};

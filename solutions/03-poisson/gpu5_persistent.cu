@@ -422,10 +422,7 @@ Plan plan_at(int N) {
     allow_shared(kernel);
     return tut::resident_blocks(kernel, kThreads, kSharedBytes);
   }();
-  static int planned_N = -1;
-  static Plan plan;
-  if (N != planned_N) plan = plan_for<DEPTH>(N, resident), planned_N = N;
-  return plan;
+  return plan_for<DEPTH>(N, resident);
 }
 
 // The barrier's count, zeroed before every launch.
@@ -443,15 +440,10 @@ double* boards_for(int N) {
   return boards->get();
 }
 
+// `count` iterations in one launch, on the solve's plan.
 template <int DEPTH>
-void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream) {
-  Plan plan = plan_at<DEPTH>(g.N);
-  if (plan.regions.count() == 0 && !shared_fits())  // asked once a plan is missing, not every call
-    throw tut::NoDeviceError("gpu5 holds regions of " + std::to_string(kSharedBytes / 1024) +
-                             " KiB of shared memory a block, more than this GPU gives a block");
-  if (plan.regions.count() == 0)
-    throw tut::UsageError("gpu5 finds no patches of N = " + std::to_string(g.N) + " that this GPU's blocks can hold at depth " +
-                          std::to_string(DEPTH));
+void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next, int count, cudaStream_t stream,
+             Plan plan) {
   int N = g.N;
   double h2 = g.h() * g.h();
   double* boards = boards_for(N);
@@ -464,8 +456,7 @@ void advance(const PoissonGrid& g, const double* f, double*& cur, double*& next,
 
 // The plan in words, for jacobi's output.
 template <int DEPTH>
-std::string layout_at(int N) {
-  const Plan plan = plan_at<DEPTH>(N);
+std::string layout_of(const Plan& plan) {
   const Patches& p = plan.patches;
   const Regions& r = plan.regions;
   const std::string regions = std::to_string(r.count()) + " regions of up to " + std::to_string(r.width) + " x " +
@@ -478,13 +469,12 @@ std::string layout_at(int N) {
 
 // The depth of the cheapest plan (4 or 8: the deeper, the wider each region's ring).
 int own_depth(int N) {
-  if (plan_at<4>(N).regions.count() > 0 && cost_of<4>(plan_at<4>(N).patches) < cost_of<8>(plan_at<8>(N).patches))
-    return 4;
-  return 8;
+  const Plan at4 = plan_at<4>(N);
+  return at4.regions.count() > 0 && cost_of<4>(at4.patches) < cost_of<8>(plan_at<8>(N).patches) ? 4 : 8;
 }
 
-// The solve at depth DEPTH, on a GPU that offers cooperative launches; the plan in words goes
-// with the result, for jacobi's output.
+// The solve at depth DEPTH, on a GPU that offers cooperative launches: the plan made once and
+// handed to every launch; the plan in words goes with the result, for jacobi's output.
 template <int DEPTH>
 SolveResult solve_at(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
   int supported = 0, device = 0;
@@ -492,8 +482,15 @@ SolveResult solve_at(const PoissonProblem& p, std::vector<double>& u, const Solv
   CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
   if (!supported)
     throw tut::NoDeviceError("gpu5 needs a cooperative launch (all its blocks on the GPU at once), which this GPU does not offer");
-  SolveResult result = iterate_on_device<advance<DEPTH>>(p, u, o);
-  result.layout = layout_at<DEPTH>(p.grid.N);
+  if (!shared_fits())
+    throw tut::NoDeviceError("gpu5 holds regions of " + std::to_string(kSharedBytes / 1024) +
+                             " KiB of shared memory a block, more than this GPU gives a block");
+  const Plan plan = plan_at<DEPTH>(p.grid.N);
+  if (plan.regions.count() == 0)
+    throw tut::UsageError("gpu5 finds no patches of N = " + std::to_string(p.grid.N) +
+                          " that this GPU's blocks can hold at depth " + std::to_string(DEPTH));
+  SolveResult result = iterate_on_device<advance<DEPTH>>(p, u, o, plan);
+  result.layout = layout_of<DEPTH>(plan);
   return result;
 }
 
@@ -501,10 +498,6 @@ PoissonSolve at_depth(int depth) {
   return solve_at_depth<solve_at<2>, solve_at<4>, solve_at<8>, solve_at<16>>("gpu5", depth);
 }
 
-SolveResult solve(const PoissonProblem& p, std::vector<double>& u, const SolveOptions& o) {
-  return at_depth(o.depth ? o.depth : own_depth(p.grid.N))(p, u, o);
-}
-
 }  // namespace
 
-const PoissonCode poisson_gpu5{solve, own_depth, at_depth};
+const PoissonCode poisson_gpu5{solve_at_chosen_depth<own_depth, at_depth>, own_depth, at_depth};

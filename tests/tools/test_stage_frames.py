@@ -59,6 +59,15 @@ expect(f"v0_omp: 5 frames, OpenMP's own counted ({[f for f, _ in frames]})",
                                   "(anonymous namespace)::step", "run_stage", "main"])
 expect(f"v0_omp: 3 files ({sorted(files)})", files == {"heat3d.cpp", "heat_run.cpp", "v0_omp.cpp"})
 
+# A stop in a function the region's body calls (an inlined cell function of v0_omp.cpp): the
+# body is the kernel, and what it calls is its own, as a GPU kernel's device functions are.
+INSIDE_BODY = CPU_STOP.replace("#0  _ZN", "#0  (anonymous namespace)::cell (...) at ../solutions/01-heat/v0_omp.cpp:9\n#1  for_each<..> (...) at ../common/loops.h:5\n#2  _ZN")
+frames, files = stage_frames.path_to_kernel(stage_frames.stacks(INSIDE_BODY)[0], stages["v0_omp"], "heat3d")
+expect(f"v0_omp, a stop below its region's body: still 5 frames, the body the kernel ({[f for f, _ in frames]})",
+       [f for f, _ in frames][0].endswith("._omp_fn.0") and len(frames) == 5)
+expect(f"v0_omp, a stop below its region's body: its helpers' files not counted ({sorted(files)})",
+       files == {"heat3d.cpp", "heat_run.cpp", "v0_omp.cpp"})
+
 expect("a launch whose stack does not hold the stage's file is not the stage's",
        stage_frames.path_to_kernel(stacks[2], stages["v2"], "heat3d") is None)
 v7 = stages["v7"]  # its CALLS line names v4_zfactor.cu, v5_stream.cu and v6_temporal.cu
