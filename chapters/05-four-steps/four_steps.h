@@ -63,10 +63,20 @@ struct Clock {
 // state q by `steps` time steps, using `work` (work_planes planes of the mesh) and the clock;
 // a CUDA stage gets device pointers and works on the default stream, a CPU stage host pointers,
 // and so does an OpenACC stage, whose data region takes them to the GPU and back.
+using FourStepsRun = void (*)(const Problem& p, double* q, double* work, Clock* clock, int steps);
+
+// A variant of a stage that `vortex --variants` also times and the tests also check (gpu5's tiles).
+struct FourStepsVariant {
+  const char* name;
+  FourStepsRun run;
+};
+
 struct FourStepsCode {
-  void (*run)(const Problem& p, double* q, double* work, Clock* clock, int steps);
+  FourStepsRun run;
   int work_planes;
   int row_align = 1;  // rows padded to a multiple of this many doubles
+  const FourStepsVariant* variants = nullptr;  // the shapes it sweeps, its own among them
+  int variant_count = 0;
 };
 
 struct FourStepsStage : tut::StageInfo {

@@ -14,6 +14,9 @@ void host_time_step(const Problem& p, const double* q, Clock* clock, int j_begin
                     double (*across)(double) = nullptr);
 // The same on the device (two kernels: the reduction, then one thread sets dt and t).
 void device_time_step(const Problem& p, const double* q, Clock* clock);
+// Its second kernel alone, for a stage whose last Runge-Kutta kernel folds the new state's
+// stable rates into clock->rate_bits itself (gpu5).
+void device_step_from_rate(const Problem& p, Clock* clock);
 
 // A Runge-Kutta stage reads `in` and writes `out`; stage 0 starts from the state q itself and
 // stage 2 ends in it (it reads q only at the cell it writes, so in place is safe). The two

@@ -30,6 +30,7 @@ struct Options {
   int nx = 2001, ny = 2001, steps = 100, ref_steps = 0, check_steps = 3, repeats = 5, cpu_repeats = 1;
   double viscosity = 1e-3;
   std::vector<const FourStepsStage*> stages = one_process_stages();
+  bool variants = false;
   tut::Format format = tut::Format::human;
 };
 
@@ -69,6 +70,7 @@ Options parse(int argc, const char* const* argv) {
   });
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
   cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
+  cli.add_flag("variants", &o.variants, "also check and time the variants the stages sweep (gpu5's tile shapes), each a row");
   cli.add_format(&o.format);
   cli.parse(argc, argv);
   if (o.ref_steps && std::find(o.stages.begin(), o.stages.end(), &tut::stage_named(four_steps_stages(), "ref")) == o.stages.end())
@@ -111,6 +113,18 @@ int main(int argc, char** argv) try {
     if (std::all_of(stages.begin(), stages.end(), is_acc)) throw tut::NoDeviceError("the acc stages cannot run: " + acc_missing);
     std::cerr << "vortex: the OpenACC stages are left out: " << acc_missing << "\n";
     stages.erase(std::remove_if(stages.begin(), stages.end(), is_acc), stages.end());
+  }
+  // A variant runs as its stage does, under its own name, in rows after the stages.
+  std::vector<FourStepsStage> variants;
+  if (o.variants) {
+    for (const FourStepsStage* s : stages)
+      for (int k = 0; k < s->code.variant_count; ++k) {
+        FourStepsStage v = *s;
+        v.name = s->code.variants[k].name;
+        v.code.run = s->code.variants[k].run;
+        variants.push_back(v);
+      }
+    for (const FourStepsStage& v : variants) stages.push_back(&v);
   }
 
   tut::Table table(tut::with_ceiling({{"stage", "stage", ""}, {"what", "what", ""}, {"steps", "steps", "", "%.0f"},
