@@ -88,39 +88,40 @@ void run_pass_kernels(const Problem& p, double* q, double* work, Clock* clock, i
 #else  // GCC's OpenACC pass over a step's file: its acc stage
 
 // --- OpenACC: a data region around the time loop; each pass one compute region -----------------
-// The state and the clock go to the GPU once per run and come back at its end (copy), the
-// workspace lives only there (create); host_data hands the regions the arrays' GPU addresses. A
-// pass is a parallel loop: rows over gangs, a row's cells over vector lanes (acc_for_each_cell).
+// in_data_region (four_steps_acc.cpp) puts the state, the clock and the workspace on the GPU
+// and hands over their GPU addresses. (Not here: GCC 12 drops the body of a host_data region
+// inside a function template.) A pass is a parallel loop: rows over gangs, a row's cells over
+// vector lanes (acc_for_each_cell).
 template <class Cells>
-void run_passes_in_regions(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+void passes_in_regions(const Problem& p, double* q, double* work, Clock* clock, int steps) {
   const Mesh m = p.mesh;
-  [[maybe_unused]] const Gas g = p.gas;  // used by the lambdas; GCC 12 says otherwise, in a template
-  const size_t state = kVars * m.plane(), scratch = kWorkPlanes * m.plane();
-#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
-#pragma acc host_data use_device(q, work, clock)
-  {
-    const Work w = work_planes(m, work);
-    for (int n = 0; n < steps; ++n) {
-      acc_time_step(p, q, clock);
-      for (int s = 0; s < 3; ++s) {
-        const StageBuffers b = stage_buffers(m, q, work, s);
-        const RungeKuttaStage rk = kRungeKutta[s];
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::convective_flux_x(m, g, b.in, w.convective_x, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::convective_flux_y(m, g, b.in, w.convective_y, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
-          Cells::convective_integral(m, w.convective_x, w.convective_y, w.residual, i, j);
-        });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::local_viscosity(m, g, b.in, w.mu, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::viscous_flux_x(m, g, b.in, w.mu, w.viscous_x, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::viscous_flux_y(m, g, b.in, w.mu, w.viscous_y, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
-          Cells::viscous_integral(m, w.viscous_x, w.viscous_y, w.residual, i, j);
-        });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
-          Cells::runge_kutta_update(m, rk, clock, q, b.in, w.residual, b.out, i, j);
-        });
-      }
+  const Gas g = p.gas;
+  const Work w = work_planes(m, work);
+  for (int n = 0; n < steps; ++n) {
+    acc_time_step(p, q, clock);
+    for (int s = 0; s < 3; ++s) {
+      const StageBuffers b = stage_buffers(m, q, work, s);
+      const RungeKuttaStage rk = kRungeKutta[s];
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::convective_flux_x(m, g, b.in, w.convective_x, i, j); });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::convective_flux_y(m, g, b.in, w.convective_y, i, j); });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
+        Cells::convective_integral(m, w.convective_x, w.convective_y, w.residual, i, j);
+      });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::local_viscosity(m, g, b.in, w.mu, i, j); });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::viscous_flux_x(m, g, b.in, w.mu, w.viscous_x, i, j); });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { Cells::viscous_flux_y(m, g, b.in, w.mu, w.viscous_y, i, j); });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
+        Cells::viscous_integral(m, w.viscous_x, w.viscous_y, w.residual, i, j);
+      });
+      acc_for_each_cell(m, [=](int i, int j) ACC_INLINE {
+        Cells::runge_kutta_update(m, rk, clock, q, b.in, w.residual, b.out, i, j);
+      });
     }
   }
+}
+
+template <class Cells>
+void run_passes_in_regions(const Problem& p, double* q, double* work, Clock* clock, int steps) {
+  in_data_region(p, q, work, kWorkPlanes, clock, steps, passes_in_regions<Cells>);
 }
 #endif

@@ -1,5 +1,6 @@
 // The OpenACC side's support, compiled by GCC with -fopenacc (built only where GCC offloads to
-// NVIDIA GPUs): the time step, and whether OpenACC finds a GPU to run on.
+// NVIDIA GPUs): the time step, a data region around a stage's passes, and whether OpenACC finds
+// a GPU to run on.
 #include <openacc.h>
 
 #include <cmath>
@@ -23,6 +24,14 @@ void acc_time_step(const Problem& p, const double* q, Clock* clock) {
     clock->dt = fmax(0.0, fmin(cfl / rate, t_end - clock->t));
     clock->t += clock->dt;
   }
+}
+
+void in_data_region(const Problem& p, double* q, double* work, int work_planes, Clock* clock, int steps,
+                    FourStepsRun passes) {
+  const size_t state = kVars * p.mesh.plane(), scratch = size_t(work_planes) * p.mesh.plane();
+#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
+#pragma acc host_data use_device(q, work, clock)
+  passes(p, q, work, clock, steps);
 }
 
 std::string openacc_unavailable() {

@@ -99,6 +99,10 @@ void acc_for_each_cell(const Mesh& m, Body body) {
 // host), then dt and t set in the clock on the GPU by a region of one gang. q and clock are
 // device addresses (inside the stage's host_data region).
 void acc_time_step(const Problem& p, const double* q, Clock* clock);
+// A data region around `passes`: the state q and the clock copied to the GPU and back, the
+// workspace (work_planes planes) created there; `passes` gets their GPU addresses (host_data).
+void in_data_region(const Problem& p, double* q, double* work, int work_planes, Clock* clock, int steps,
+                    FourStepsRun passes);
 // Step 3's acc stage (step3_factor.cu), which acc4 reruns on padded rows.
 void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps);
 #endif
