@@ -60,9 +60,11 @@ def gdb_script(stage: chapters.Stage) -> str:
              "set print frame-arguments presence", "set $stops = 0",
              "break main", "run", "delete 1"]  # from main on, the shared libraries' functions are known
     if stage.side in ("cpu", "mpi"):  # its functions are often inlined: a breakpoint at each line of code
+        # (indented: inside a function. A line at file scope may hold no code, and a break there is
+        # an error that ends the debugger's script.)
         source = (ROOT / "solutions" / stage.path).read_text().splitlines()
         lines += [f"break {stage.file}:{n}" for n, text in enumerate(source, 1)
-                  if text.strip() and not text.lstrip().startswith(("//", "#"))]
+                  if text[:1] in (" ", "\t") and text.strip() and not text.lstrip().startswith(("//", "#"))]
     else:
         lines += [f"break {name}" for name in LAUNCHES]
     lines += ["commands 2-$bpnum", "silent", "set $stops = $stops + 1", "echo @@stop\\n", "bt",

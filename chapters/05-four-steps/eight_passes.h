@@ -28,10 +28,10 @@ template <class Cells, bool THREADS = true>
 void run_passes_on_host(const Problem& p, double* q, double* work, Clock* clock, int steps) {
   const Mesh& m = p.mesh;
   const Gas& g = p.gas;
-  const Work w = work_planes(m, work);
 #pragma omp parallel if (THREADS)
   for (int n = 0; n < steps; ++n) {
     host_time_step(p, q, clock);
+    const Work w = work_planes(m, work);
     for (int s = 0; s < 3; ++s) {
       const StageBuffers b = stage_buffers(m, q, work, s);
       for_each_cell(m, [&](int i, int j) { Cells::convective_flux_x(m, g, b.in, w.convective_x, i, j); });
