@@ -4,7 +4,9 @@ chapters/05-four-steps/profile_four_steps.sh's profile.
 
 Usage: plot_four_steps.py PREFIX [--markdown] [--out DIR]
   PREFIX_four_steps.csv      -> DIR/NAME_four_steps.png cell updates per second, CPU and GPU, step by step
-                                                      (and OpenACC, where the run had its stages)
+                                                      (and OpenACC, where the run had its stages);
+                             with --markdown, a run of the GPU stages alone is a table of each stage
+                             and variant against the copy ceiling and the stage before the last
   PREFIX_four_steps_ncu.csv  (if there) the profile table, with --markdown
   PREFIX_four_steps_mpi.csv and PREFIX_four_steps_openmp.csv (if there; alone for a CPU machine)
                              the MPI stage against OpenMP alone, with --markdown
@@ -122,6 +124,19 @@ def three_columns_table(rows):
               f" {SEED[str(step)][0]} | {SEED_OPENACC[str(step)]} | {SEED[str(step)][1]} |")
 
 
+def gpu_table(rows):
+    """A run of the GPU stages alone (vortex --stage gpu0,..,gpu5 --variants): each stage and each
+    variant against the copy ceiling of the same run and against the step before the last."""
+    stages = by_stage(rows)
+    before = steps_of("gpu")[-2]  # gpu4, before the fused stage
+    print(f"| stage | s / 100 steps | Mcups | of the copy at 256 B / cell update | vs {before} |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    base = float(stages[before]["time_s"])
+    for row in rows:
+        print(f"| {row['stage']} | {float(row['s_per_100_steps']):.4f} | {float(row['mcups']):.0f} |"
+              f" {100 * float(row['fraction_of_ceiling']):.1f}% | {base / float(row['time_s']):.2f}x |")
+
+
 def mpi_table(prefix):
     """The MPI stage on this machine's cores split among processes, against OpenMP alone (the last
     CPU stage), from chapters/05-four-steps/bench_four_steps_mpi.sh."""
@@ -204,6 +219,8 @@ def main(argv):
     if markdown:
         if any(r["stage"] in steps_of("acc") for r in rows):
             three_columns_table(rows)
+        elif not any(r["stage"] in steps_of("cpu") for r in rows):
+            gpu_table(rows)
         else:
             results_table(rows)
         if os.path.exists(prefix + "_four_steps_ncu.csv"):
