@@ -65,7 +65,8 @@ struct Clock {
 // and so does an OpenACC stage, whose data region takes them to the GPU and back.
 using FourStepsRun = void (*)(const Problem& p, double* q, double* work, Clock* clock, int steps);
 
-// A variant of a stage that `vortex --variants` also times and the tests also check (gpu5's tiles).
+// A variant of a stage that `vortex --variants` also times and the tests also check (gpu5's strip
+// heights and register budgets).
 struct FourStepsVariant {
   const char* name;
   FourStepsRun run;
@@ -81,6 +82,13 @@ struct FourStepsCode {
 
 struct FourStepsStage : tut::StageInfo {
   FourStepsCode code;
+  // Its variant k as a stage of its own: the same stage under the variant's name and run.
+  FourStepsStage variant(int k) const {
+    FourStepsStage v = *this;
+    v.name = code.variants[k].name;
+    v.code.run = code.variants[k].run;
+    return v;
+  }
 };
 
 #define STAGE(name, ...) extern const FourStepsCode four_steps_##name;

@@ -70,7 +70,7 @@ Options parse(int argc, const char* const* argv) {
   });
   cli.add_int("repeats", &o.repeats, "timed runs of a GPU stage; the median is reported", 1, 1000);
   cli.add_int("cpu-repeats", &o.cpu_repeats, "timed runs of a CPU stage", 1, 1000);
-  cli.add_flag("variants", &o.variants, "also check and time the variants the stages sweep (gpu5's tile shapes), each a row");
+  cli.add_flag("variants", &o.variants, "also check and time the variants the stages sweep (gpu5's strip heights), each a row");
   cli.add_format(&o.format);
   cli.parse(argc, argv);
   if (o.ref_steps && std::find(o.stages.begin(), o.stages.end(), &tut::stage_named(four_steps_stages(), "ref")) == o.stages.end())
@@ -118,12 +118,7 @@ int main(int argc, char** argv) try {
   std::vector<FourStepsStage> variants;
   if (o.variants) {
     for (const FourStepsStage* s : stages)
-      for (int k = 0; k < s->code.variant_count; ++k) {
-        FourStepsStage v = *s;
-        v.name = s->code.variants[k].name;
-        v.code.run = s->code.variants[k].run;
-        variants.push_back(v);
-      }
+      for (int k = 0; k < s->code.variant_count; ++k) variants.push_back(s->variant(k));
     for (const FourStepsStage& v : variants) stages.push_back(&v);
   }
 

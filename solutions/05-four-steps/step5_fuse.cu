@@ -14,8 +14,8 @@
 // the current row's north face), each cell's primitives once per strip, and the last stage's
 // kernel also folds the stable rate of each new cell into the clock, so that a time step needs
 // no reduction pass over the state. (A first design, a block per 32 x 8 tile with the state,
-// primitives and fluxes in shared memory, ran at 1.4 times gpu4: shared memory and block
-// barriers were its limit, results/h200_gpu5_shared_tiles_ncu.csv; the lesson compares them.)
+// primitives and fluxes in shared memory, was held back by shared memory's traffic and block
+// barriers, results/h200_gpu5_shared_tiles_ncu.csv; the lesson compares them.)
 // What still limits it: the four halo lanes of 32 compute faces and primitives that the strips
 // beside them compute too, and each strip loads two rows above and below it again.
 #include <iterator>
