@@ -15,6 +15,8 @@ What counts as a command, in the Markdown:
 - A comment line "# edit exercises/FILE ..." is the student's turn: the solution of that file
   is copied in, as a student who got it right would leave it.
 - Exit 77 is a program saying it needs a GPU (or two): counted as skipped, with its reason.
+- A command that .ci/run itself runs on a fresh clone, as written (the README's test command),
+  is CI's own: listed, not run a second time here.
 A command must otherwise exit 0. No command may change a file in exercises/ (only the "edit"
 turns do), nor any other committed file (a plot over a committed picture, say) but one its
 comment names as "rewrites FILE", and each document starts from the pristine exercises/.
@@ -191,6 +193,12 @@ def run_checked(command: str, comment: str, cwd: pathlib.Path, env: dict, label:
     return int(result == "FAILED"), cwd
 
 
+def ci_commands(copy: pathlib.Path) -> set:
+    """The lines of .ci/run, each a command CI runs on a fresh clone."""
+    ci = copy / ".ci" / "run"
+    return {line.strip() for line in ci.read_text().splitlines()} if ci.exists() else set()
+
+
 def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
     restore(copy / "exercises", pristine)
     expected, cwd, failures = dict(pristine), copy, 0
@@ -210,6 +218,9 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
             continue
         if skip_reason:
             log.append(f"  not run  {where}: {command}  ({skip_reason})")
+            continue
+        if command in ci_commands(copy):
+            log.append(f"  by CI    {where}: {command}  (.ci/run runs it on a fresh clone)")
             continue
         failed, cwd = run_checked(command, comment, cwd, env, where, log)
         failures += failed
