@@ -15,8 +15,8 @@ What counts as a command, in the Markdown:
 - A comment line "# edit exercises/FILE ..." is the student's turn: the solution of that file
   is copied in, as a student who got it right would leave it.
 - Exit 77 is a program saying it needs a GPU (or two): counted as skipped, with its reason.
-- A command that .ci/run itself runs on a fresh clone, as written (the README's test command),
-  is CI's own: listed, not run a second time here.
+- A test command that .ci/run itself runs on a fresh clone, as written (the README's `meson
+  test` command), is CI's own: listed, not run a second time here.
 A command must otherwise exit 0. No command may change a file in exercises/ (only the "edit"
 turns do), nor any other committed file (a plot over a committed picture, say) but one its
 comment names as "rewrites FILE", and each document starts from the pristine exercises/.
@@ -193,10 +193,12 @@ def run_checked(command: str, comment: str, cwd: pathlib.Path, env: dict, label:
     return int(result == "FAILED"), cwd
 
 
-def ci_commands(copy: pathlib.Path) -> set:
-    """The lines of .ci/run, each a command CI runs on a fresh clone."""
+def ci_test_commands(copy: pathlib.Path) -> set:
+    """The test commands (`meson test` lines) .ci/run runs as written on a fresh clone; its other
+    lines (setting up, activating the venv) are no student command and run here when documented."""
     ci = copy / ".ci" / "run"
-    return {line.strip() for line in ci.read_text().splitlines()} if ci.exists() else set()
+    lines = {line.strip() for line in ci.read_text().splitlines()} if ci.exists() else set()
+    return {line for line in lines if re.match(r"(\.venv/bin/)?meson test ", line)}
 
 
 def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dict, log: list) -> int:
@@ -219,7 +221,7 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
         if skip_reason:
             log.append(f"  not run  {where}: {command}  ({skip_reason})")
             continue
-        if command in ci_commands(copy):
+        if command in ci_test_commands(copy):
             log.append(f"  by CI    {where}: {command}  (.ci/run runs it on a fresh clone)")
             continue
         failed, cwd = run_checked(command, comment, cwd, env, where, log)

@@ -12,6 +12,10 @@ test must give the result it gave in the build's last run (meson-logs/testlog.js
 exercises build, an untouched skeleton's test fails alone as it failed there, and a test that
 fails only alone is the defect.
 
+A test in several suites runs only in the ones that hide the most: where another of its suites
+hides all that this one hides and more, the stricter run covers it (a suite that hides nothing,
+such as cpu, gives the full run's results without running anything).
+
 Usage: suites_alone.py BUILD_DIR [--skip TEST]... [--suite SUITE]...
   --skip   a test left out of every suite's run (one that builds all it needs itself, in a
            scratch tree of its own, and takes minutes: it runs in the full run)
@@ -61,13 +65,21 @@ def results(log: pathlib.Path) -> dict:
     return found
 
 
-def run_alone(build: pathlib.Path, suite: str, tests: list, targets: list) -> tuple:
-    """(test name -> result, seconds, outputs hidden) of SUITE's TESTS, run with the build outputs
-    they do not declare hidden."""
+def strictest_suites(suite_hides: dict, test_suites: dict) -> dict:
+    """Test name -> the suites it must run in: those of its suites whose hidden outputs no other
+    of its suites holds together with more (on a tie, the first by name)."""
+    def covered(suite, other):
+        return suite_hides[suite] < suite_hides[other] or (suite_hides[suite] == suite_hides[other] and other < suite)
+    return {name: {s for s in suites if suite_hides[s] and not any(covered(s, o) for o in suites if o != s)}
+            for name, suites in test_suites.items()}
+
+
+def run_alone(build: pathlib.Path, suite: str, tests: list, hidden: list) -> tuple:
+    """(test name -> result, seconds) of SUITE's TESTS, run with the build outputs HIDDEN."""
     aside = build / ".suites-alone-hidden"
     moved = []
     try:
-        for path in hidden_outputs(build, tests, targets):
+        for path in hidden:
             place = aside / path.relative_to(build)
             place.parent.mkdir(parents=True, exist_ok=True)
             os.rename(path, place)
@@ -76,7 +88,7 @@ def run_alone(build: pathlib.Path, suite: str, tests: list, targets: list) -> tu
         subprocess.run([shutil.which("meson") or "meson", "test", "-C", str(build), "--no-rebuild",
                         "--logbase", "suites-alone-" + suite, *[t["name"] for t in tests]], capture_output=True)
         seconds = time.monotonic() - start
-        return results(build / "meson-logs" / f"suites-alone-{suite}.json"), seconds, len(moved)
+        return results(build / "meson-logs" / f"suites-alone-{suite}.json"), seconds
     finally:
         for place, path in moved:
             os.rename(place, path)
@@ -102,24 +114,29 @@ def main(argv) -> int:
     full_run = results(build / "meson-logs" / "testlog.json")  # the last full run, where there was one
     print("each test's result alone against " + ("the last run of the build (meson-logs/testlog.json)" if full_run
                                                   else "OK or SKIP (no earlier run in this build)"))
-    print(f"{'suite':<16} {'tests':>5} {'hidden':>6} {'seconds':>7}  result")
+    members = {suite: [t for t in tests if suite in suite_names(t) and t["name"] not in skipped] for suite in suites}
+    members = {suite: chosen for suite, chosen in members.items() if chosen}
+    hides = {suite: hidden_outputs(build, chosen, targets) for suite, chosen in members.items()}
+    runs_in = strictest_suites({suite: set(hidden) for suite, hidden in hides.items()},
+                               {t["name"]: {s for s in members if t in members[s]} for t in tests})
+    print(f"{'suite':<16} {'tests':>5} {'run':>5} {'hidden':>6} {'seconds':>7}  result")
     failed = []
-    for suite in suites:
-        chosen = [t for t in tests if suite in suite_names(t) and t["name"] not in skipped]
-        if not chosen:
-            continue
-        alone, seconds, hidden = run_alone(build, suite, chosen, targets)
+    for suite, chosen in members.items():
+        ran = [t for t in chosen if suite in runs_in[t["name"]]]
+        alone, seconds = run_alone(build, suite, ran, hides[suite]) if ran else ({}, 0)
         differ = []
-        for t in chosen:
+        for t in ran:
             expected = [full_run[t["name"]]] if t["name"] in full_run else ["OK", "SKIP", "EXPECTEDFAIL"]
             if alone.get(t["name"]) not in expected:
                 differ.append(f"{t['name']}: {alone.get(t['name'], 'not run')} alone, {' or '.join(expected)} expected")
-        print(f"{suite:<16} {len(chosen):>5} {hidden:>6} {seconds:>7.0f}  {'FAILED' if differ else 'ok'}")
+        print(f"{suite:<16} {len(chosen):>5} {len(ran):>5} {len(hides[suite]):>6} {seconds:>7.0f}  "
+              f"{'FAILED' if differ else 'ok'}")
         for line in differ:
             print("    " + line)
         if differ:
             failed.append(suite)
-    print(f"{len(suites) - len(failed)} of {len(suites)} suites give alone what they give in the whole build"
+    print("(run: the tests run in this suite; the others run in one of their suites that hides more)")
+    print(f"{len(members) - len(failed)} of {len(members)} suites give alone what they give in the whole build"
           + (f"; left out of each: {', '.join(sorted(skipped))}" if skipped else "")
           + (f"; failing: {', '.join(failed)} (a test runs or reads a build output it does not declare: "
              f"meson-logs/suites-alone-SUITE.txt)" if failed else ""))

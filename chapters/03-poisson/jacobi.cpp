@@ -109,20 +109,22 @@ void write_pgm(const std::string& path, const PoissonGrid& g, const std::vector<
     }
 }
 
-// A stage's run: the stage, its row blocks (multi-GPU stages), and what its solve reported.
+// A stage's run: the stage, its row blocks (multi-GPU stages), its depth (a fused stage: the one
+// asked for, else its own at this size, chosen once), and what its solve reported.
 struct Run {
   const PoissonStage* stage;
   int parts;
+  int depth;
   SolveResult result;
 };
 
-SolveOptions solve_options(const Options& o, int parts) {
+SolveOptions solve_options(const Options& o, const Run& r) {
   SolveOptions so;
   so.max_iterations = o.iterations;
   so.tolerance = o.tolerance;
   so.check_every = o.check_every;
-  so.parts = parts;
-  so.depth = o.depth;
+  so.parts = r.parts;
+  so.depth = r.depth;
   return so;
 }
 
@@ -148,15 +150,18 @@ int main(int argc, char** argv) try {
   }
   const PoissonProblem problem = radiator_problem(o.N);
   const int parts = o.parts ? o.parts : std::max(gpus, 1);
+  const auto depth_of = [&](const PoissonStage& s) {
+    return s.code.default_depth && !o.depth ? s.code.default_depth(o.N) : o.depth;
+  };
   std::vector<Run> runs;
   if (o.stage->multi_gpu())  // the single-GPU stage in the same run, for speed-up and efficiency
-    runs.push_back({&tut::stage_named(poisson_stages(), "gpu2"), 1, {}});
-  runs.push_back({o.stage, o.stage->multi_gpu() ? parts : 1, {}});
+    runs.push_back({&tut::stage_named(poisson_stages(), "gpu2"), 1, 0, {}});
+  runs.push_back({o.stage, o.stage->multi_gpu() ? parts : 1, depth_of(*o.stage), {}});
   std::vector<double> u;
   for (Run& r : runs) {  // (main calls each stage's solve itself: README, the frames from main() to a kernel)
     u = problem.u0;
-    const SolveOptions so = solve_options(o, r.parts);
-    const PoissonSolve solve = r.stage->code.solve_for(o.depth, o.N);
+    const SolveOptions so = solve_options(o, r);
+    const PoissonSolve solve = r.stage->code.solve_for(r.depth, o.N);
     if (r.stage->on_device()) {
       std::vector<double> scratch = problem.u0;
       solve(problem, scratch, warm_up(so));
@@ -186,7 +191,7 @@ int main(int argc, char** argv) try {
     tut::Table::Row row = table.add_row();
     row.set("stage", r.stage->name + std::string(r.stage->multi_gpu() ? " x" + std::to_string(r.parts) : ""));
     row.set("N", o.N).set("gpus", used).set("iterations", r.result.iterations).set("time_s", r.result.seconds);
-    if (r.stage->code.default_depth) row.set("depth", o.depth ? o.depth : r.stage->code.default_depth(o.N));
+    if (r.depth) row.set("depth", r.depth);
     row.set("gupdates_per_s", updates / r.result.seconds / 1e9).set("gb_per_s", gbps);
     if (used && copy_gbps > 0)
       row.set("pct_copy", 100 * gbps / (copy_gbps * used)).set_ceiling("copy x GPUs", gbps / (copy_gbps * used));

@@ -103,8 +103,6 @@ void acc_time_step(const Problem& p, const double* q, Clock* clock);
 // workspace (work_planes planes) created there; `passes` gets their GPU addresses (host_data).
 void in_data_region(const Problem& p, double* q, double* work, int work_planes, Clock* clock, int steps,
                     FourStepsRun passes);
-// Step 3's acc stage (step3_factor.cu), which acc4 reruns on padded rows.
-void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps);
 #endif
 
 // Step 4's CPU tiles (step4_align.cu), which the MPI stage runs on its process's rows: one
@@ -118,7 +116,6 @@ void tiled_stage(const Problem& p, RungeKuttaStage rk, double dt, const double* 
 // processes (the tests' wrong stage leaves that out).
 void run_row_blocks(const Problem& p, double* q, double* work, Clock* clock, int steps, double (*across)(double));
 
-// Step 3's kernels (step3_factor.cu), which step 4 reruns on rows padded to the warp, and the
-// planes of workspace they use.
-constexpr int kFactoredWorkPlanes = kRungeKuttaPlanes + 2 * kVars + 1;
-void run_factored_kernels(const Problem& p, double* q, double* work, Clock* clock, int steps);
+// The planes of workspace of steps 2 to 4's four passes (four_passes.h): the Runge-Kutta states,
+// the fluxes in x and in y, the local viscosity.
+constexpr int kFourPassWorkPlanes = kRungeKuttaPlanes + 2 * kVars + 1;

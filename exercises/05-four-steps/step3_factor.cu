@@ -12,163 +12,95 @@
 // rows of 2001 doubles start anywhere in a 128-byte line, so a warp's row segment spans one line
 // more than it needs.
 #include "check.h"
-#include "step_support.h"
+#include "four_passes.h"
 
 namespace {
 
-// The workspace after the two Runge-Kutta states: the total fluxes in x and in y, viscosity.
-struct Work {
-  double *flux_x, *flux_y, *mu;
-};
-Work work_planes(const Mesh& m, double* work) {
-  double* w = work + kRungeKuttaPlanes * m.plane();
-  return {w, w + kVars * m.plane(), w + 2 * kVars * m.plane()};
-}
-
-HD void local_viscosity(const Mesh& m, const Gas& g, const double* __restrict__ in, double* __restrict__ mu, int i, int j) {
-  mu[at(m, i, j)] = viscosity<true>(g, primitive<true>(g, load_cell(m, in, at(m, i, j))).T);
-}
-
-HD Prim primitive_at(const Mesh& m, const Gas& g, const double* __restrict__ in, int i, int j) {
-  return primitive<true>(g, load_cell(m, in, at(m, i, j)));
-}
-
-// Through the west face of cell (i, j): convective minus viscous flux, both from the same cells.
-HD void fluxes_x(const Mesh& m, const Gas& g, const double* __restrict__ in, const double* __restrict__ mu,
-                 double* __restrict__ flux, int i, int j) {
-  const int w = wrap(i, -1, m.nx), s = wrap(j, -1, m.ny), n = wrap(j, 1, m.ny);
-  const Cons a = load_cell(m, in, at(m, wrap(i, -2, m.nx), j)), b = load_cell(m, in, at(m, w, j));
-  const Cons c = load_cell(m, in, at(m, i, j)), d = load_cell(m, in, at(m, wrap(i, 1, m.nx), j));
-  const Cons convective = rusanov_flux<true, false>(g, left_of_face(a, b, c), right_of_face(b, c, d));
-  const Cons viscous = viscous_flux<true, false>(m, g, primitive<true>(g, b), primitive<true>(g, c),
-                                                  primitive_at(m, g, in, w, s), primitive_at(m, g, in, w, n),
-                                                  primitive_at(m, g, in, i, s), primitive_at(m, g, in, i, n),
-                                                  mu[at(m, w, j)], mu[at(m, i, j)]);
-  store_cell(m, flux, at(m, i, j), minus(convective, viscous));
-}
-
-// Through the south face of cell (i, j).
-HD void fluxes_y(const Mesh& m, const Gas& g, const double* __restrict__ in, const double* __restrict__ mu,
-                 double* __restrict__ flux, int i, int j) {
-  const int s = wrap(j, -1, m.ny), w = wrap(i, -1, m.nx), e = wrap(i, 1, m.nx);
-  const Cons a = load_cell(m, in, at(m, i, wrap(j, -2, m.ny))), b = load_cell(m, in, at(m, i, s));
-  const Cons c = load_cell(m, in, at(m, i, j)), d = load_cell(m, in, at(m, i, wrap(j, 1, m.ny)));
-  const Cons convective = rusanov_flux<true, true>(g, left_of_face(a, b, c), right_of_face(b, c, d));
-  const Cons viscous = viscous_flux<true, true>(m, g, primitive<true>(g, b), primitive<true>(g, c),
-                                                 primitive_at(m, g, in, w, s), primitive_at(m, g, in, e, s),
-                                                 primitive_at(m, g, in, w, j), primitive_at(m, g, in, e, j),
-                                                 mu[at(m, i, s)], mu[at(m, i, j)]);
-  store_cell(m, flux, at(m, i, j), minus(convective, viscous));
-}
-
-// The residual of cell (i, j) and its Runge-Kutta update at once: the residual stays a register.
-HD void integral_and_update(const Mesh& m, RungeKuttaStage rk, double dt, const double* u,
-                            const double* __restrict__ in, const double* __restrict__ flux_x,
-                            const double* __restrict__ flux_y, double* out, int i, int j) {
-  const size_t cell = at(m, i, j), east = at(m, wrap(i, 1, m.nx), j), north = at(m, i, wrap(j, 1, m.ny));
-  UNROLL_FULLY
-  for (int v = 0; v < kVars; ++v) {
-    const size_t p = v * m.plane();
-    // TODO(exercise): the residual as step 2 computes it, with the divisions by dx and dy turned into
-    //   multiplications by the mesh's inverses m.inv_dx and m.inv_dy
+// Step 2's cells with factored arithmetic (four_passes.h runs them on each side; step 4 runs
+// the same stages again on padded rows).
+struct Cells {
+  static HD void local_viscosity(const Mesh& m, const Gas& g, const double* __restrict__ in, double* __restrict__ mu,
+                                 int i, int j) {
+    mu[at(m, i, j)] = viscosity<true>(g, primitive<true>(g, load_cell(m, in, at(m, i, j))).T);
   }
-}
 
-#ifndef _OPENACC  // nvcc's pass: the CPU and CUDA stages
+  static HD Prim primitive_at(const Mesh& m, const Gas& g, const double* __restrict__ in, int i, int j) {
+    return primitive<true>(g, load_cell(m, in, at(m, i, j)));
+  }
 
-// --- CPU: one OpenMP region around the whole time loop; each pass an `omp for` ---------------
+  // Through the west face of cell (i, j): convective minus viscous flux, both from the same cells.
+  static HD void fluxes_x(const Mesh& m, const Gas& g, const double* __restrict__ in, const double* __restrict__ mu,
+                          double* __restrict__ flux, int i, int j) {
+    const int w = wrap(i, -1, m.nx), s = wrap(j, -1, m.ny), n = wrap(j, 1, m.ny);
+    const Cons a = load_cell(m, in, at(m, wrap(i, -2, m.nx), j)), b = load_cell(m, in, at(m, w, j));
+    const Cons c = load_cell(m, in, at(m, i, j)), d = load_cell(m, in, at(m, wrap(i, 1, m.nx), j));
+    const Cons convective = rusanov_flux<true, false>(g, left_of_face(a, b, c), right_of_face(b, c, d));
+    const Cons viscous = viscous_flux<true, false>(m, g, primitive<true>(g, b), primitive<true>(g, c),
+                                                    primitive_at(m, g, in, w, s), primitive_at(m, g, in, w, n),
+                                                    primitive_at(m, g, in, i, s), primitive_at(m, g, in, i, n),
+                                                    mu[at(m, w, j)], mu[at(m, i, j)]);
+    store_cell(m, flux, at(m, i, j), minus(convective, viscous));
+  }
 
-void run_cpu3(const Problem& p, double* q, double* work, Clock* clock, int steps) {
-  const Mesh& m = p.mesh;
-  const Gas& g = p.gas;
-  const Work w = work_planes(m, work);
-#pragma omp parallel
-  for (int n = 0; n < steps; ++n) {
-    host_time_step(p, q, clock);
-    for (int s = 0; s < 3; ++s) {
-      const StageBuffers b = stage_buffers(m, q, work, s);
-      const double dt = clock->dt;
-      for_each_cell(m, [&](int i, int j) { local_viscosity(m, g, b.in, w.mu, i, j); });
-      for_each_cell(m, [&](int i, int j) { fluxes_x(m, g, b.in, w.mu, w.flux_x, i, j); });
-      for_each_cell(m, [&](int i, int j) { fluxes_y(m, g, b.in, w.mu, w.flux_y, i, j); });
-      for_each_cell(m, [&](int i, int j) { integral_and_update(m, kRungeKutta[s], dt, q, b.in, w.flux_x, w.flux_y, b.out, i, j); });
+  // Through the south face of cell (i, j).
+  static HD void fluxes_y(const Mesh& m, const Gas& g, const double* __restrict__ in, const double* __restrict__ mu,
+                          double* __restrict__ flux, int i, int j) {
+    const int s = wrap(j, -1, m.ny), w = wrap(i, -1, m.nx), e = wrap(i, 1, m.nx);
+    const Cons a = load_cell(m, in, at(m, i, wrap(j, -2, m.ny))), b = load_cell(m, in, at(m, i, s));
+    const Cons c = load_cell(m, in, at(m, i, j)), d = load_cell(m, in, at(m, i, wrap(j, 1, m.ny)));
+    const Cons convective = rusanov_flux<true, true>(g, left_of_face(a, b, c), right_of_face(b, c, d));
+    const Cons viscous = viscous_flux<true, true>(m, g, primitive<true>(g, b), primitive<true>(g, c),
+                                                   primitive_at(m, g, in, w, s), primitive_at(m, g, in, e, s),
+                                                   primitive_at(m, g, in, w, j), primitive_at(m, g, in, e, j),
+                                                   mu[at(m, i, s)], mu[at(m, i, j)]);
+    store_cell(m, flux, at(m, i, j), minus(convective, viscous));
+  }
+
+  // The residual of cell (i, j) and its Runge-Kutta update at once: the residual stays a register.
+  static HD void integral_and_update(const Mesh& m, RungeKuttaStage rk, double dt, const double* u,
+                                     const double* __restrict__ in, const double* __restrict__ flux_x,
+                                     const double* __restrict__ flux_y, double* out, int i, int j) {
+    const size_t cell = at(m, i, j), east = at(m, wrap(i, 1, m.nx), j), north = at(m, i, wrap(j, 1, m.ny));
+    UNROLL_FULLY
+    for (int v = 0; v < kVars; ++v) {
+      const size_t p = v * m.plane();
+      // TODO(exercise): the residual as step 2 computes it, with the divisions by dx and dy turned into
+      //   multiplications by the mesh's inverses m.inv_dx and m.inv_dy
     }
   }
-}
+};
 
-// --- GPU: four kernels per Runge-Kutta stage ----------------------------------------------------
+#ifndef _OPENACC  // nvcc's pass: the CUDA kernels, a thread per cell
 
 __global__ void local_viscosity_kernel(Mesh m, Gas g, const double* __restrict__ in, double* __restrict__ mu) {
   int i, j;
-  if (thread_cell(m, i, j)) local_viscosity(m, g, in, mu, i, j);
+  if (thread_cell(m, i, j)) Cells::local_viscosity(m, g, in, mu, i, j);
 }
 __global__ void fluxes_x_kernel(Mesh m, Gas g, const double* __restrict__ in, const double* __restrict__ mu,
                                 double* __restrict__ flux) {
   int i, j;
-  if (thread_cell(m, i, j)) fluxes_x(m, g, in, mu, flux, i, j);
+  if (thread_cell(m, i, j)) Cells::fluxes_x(m, g, in, mu, flux, i, j);
 }
 __global__ void fluxes_y_kernel(Mesh m, Gas g, const double* __restrict__ in, const double* __restrict__ mu,
                                 double* __restrict__ flux) {
   int i, j;
-  if (thread_cell(m, i, j)) fluxes_y(m, g, in, mu, flux, i, j);
+  if (thread_cell(m, i, j)) Cells::fluxes_y(m, g, in, mu, flux, i, j);
 }
 __global__ void integral_and_update_kernel(Mesh m, RungeKuttaStage rk, const Clock* __restrict__ clock, const double* u,
                                            const double* __restrict__ in, const double* __restrict__ flux_x,
                                            const double* __restrict__ flux_y, double* out) {
   int i, j;
-  if (thread_cell(m, i, j)) integral_and_update(m, rk, clock->dt, u, in, flux_x, flux_y, out, i, j);
+  if (thread_cell(m, i, j)) Cells::integral_and_update(m, rk, clock->dt, u, in, flux_x, flux_y, out, i, j);
 }
 
+constexpr MergedKernels kKernels{local_viscosity_kernel, fluxes_x_kernel, fluxes_y_kernel, integral_and_update_kernel};
 #endif
 
 }  // namespace
 
 #ifndef _OPENACC
-// Step 4 runs these kernels again, on rows padded to the warp (step4_align.cu).
-void run_factored_kernels(const Problem& p, double* q, double* work, Clock* clock, int steps) {
-  const Mesh& m = p.mesh;
-  const Gas& g = p.gas;
-  const Work w = work_planes(m, work);
-  const dim3 grid = cell_grid(m);
-  for (int n = 0; n < steps; ++n) {
-    device_time_step(p, q, clock);
-    for (int s = 0; s < 3; ++s) {
-      const StageBuffers b = stage_buffers(m, q, work, s);
-      local_viscosity_kernel<<<grid, kCellBlock>>>(m, g, b.in, w.mu);
-      fluxes_x_kernel<<<grid, kCellBlock>>>(m, g, b.in, w.mu, w.flux_x);
-      fluxes_y_kernel<<<grid, kCellBlock>>>(m, g, b.in, w.mu, w.flux_y);
-      integral_and_update_kernel<<<grid, kCellBlock>>>(m, kRungeKutta[s], clock, q, b.in, w.flux_x, w.flux_y, b.out);
-    }
-  }
-  CUDA_CHECK_LAUNCH();
-}
-
-const FourStepsCode four_steps_cpu3{run_cpu3, kFactoredWorkPlanes};
-const FourStepsCode four_steps_gpu3{run_factored_kernels, kFactoredWorkPlanes};
-#else  // GCC's OpenACC pass over this file: the acc stage
-
-// --- OpenACC: step 2's regions, on the factored cells; step 4 runs them again on padded rows ---
-void run_factored_acc(const Problem& p, double* q, double* work, Clock* clock, int steps) {
-  const Mesh m = p.mesh;
-  const Gas g = p.gas;
-  const size_t state = kVars * m.plane(), scratch = kFactoredWorkPlanes * m.plane();
-#pragma acc data copy(q[0:state], clock[0:1]) create(work[0:scratch])
-#pragma acc host_data use_device(q, work, clock)
-  {
-    const Work w = work_planes(m, work);
-    for (int n = 0; n < steps; ++n) {
-      acc_time_step(p, q, clock);
-      for (int s = 0; s < 3; ++s) {
-        const StageBuffers b = stage_buffers(m, q, work, s);
-        const RungeKuttaStage rk = kRungeKutta[s];
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { local_viscosity(m, g, b.in, w.mu, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_x(m, g, b.in, w.mu, w.flux_x, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { fluxes_y(m, g, b.in, w.mu, w.flux_y, i, j); });
-        acc_for_each_cell(m, [=](int i, int j) ACC_INLINE { integral_and_update(m, rk, clock->dt, q, b.in, w.flux_x, w.flux_y, b.out, i, j); });
-      }
-    }
-  }
-}
-
-const FourStepsCode four_steps_acc3{run_factored_acc, kFactoredWorkPlanes};
+const FourStepsCode four_steps_cpu3{run_merged_on_host<Cells>, kFourPassWorkPlanes};
+const FourStepsCode four_steps_gpu3{run_merged_kernels<kKernels>, kFourPassWorkPlanes};
+#else
+const FourStepsCode four_steps_acc3{run_merged_in_regions<Cells>, kFourPassWorkPlanes};
 #endif

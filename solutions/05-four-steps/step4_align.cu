@@ -102,12 +102,12 @@ void tiled_stage(const Problem& p, RungeKuttaStage rk, double dt, const double* 
 
 const FourStepsCode four_steps_cpu4{run_cpu4, kRungeKuttaPlanes};
 // EXERCISE: step 3's kernels with rows padded to a multiple of the warp's 32 (the last field)
-// SKELETON: const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 0};
-const FourStepsCode four_steps_gpu4{run_factored_kernels, kFactoredWorkPlanes, 32};
+// SKELETON: const FourStepsCode four_steps_gpu4{four_steps_gpu3.run, kFourPassWorkPlanes, 0};
+const FourStepsCode four_steps_gpu4{four_steps_gpu3.run, kFourPassWorkPlanes, 32};
 
 #else  // GCC's OpenACC pass over this file: the acc stage, step 3's regions on padded rows
 // EXERCISE: step 3's regions with rows padded to a multiple of the warp's 32 (the last field)
-// SKELETON: const FourStepsCode four_steps_acc4{run_factored_acc, kFactoredWorkPlanes, 0};
-const FourStepsCode four_steps_acc4{run_factored_acc, kFactoredWorkPlanes, 32};
+// SKELETON: const FourStepsCode four_steps_acc4{four_steps_acc3.run, kFourPassWorkPlanes, 0};
+const FourStepsCode four_steps_acc4{four_steps_acc3.run, kFourPassWorkPlanes, 32};
 
 #endif  // _OPENACC

@@ -9,9 +9,9 @@ namespace {
 void run_copyin_only(const Problem& p, double* q, double* work, Clock* clock, int steps) {
   const size_t state = kVars * p.mesh.plane();
 #pragma acc data copyin(q[0:state])
-  run_factored_acc(p, q, work, clock, steps);
+  four_steps_acc3.run(p, q, work, clock, steps);
 }
 
 }  // namespace
 
-extern const FourStepsCode four_steps_wrong_copyin{run_copyin_only, kFactoredWorkPlanes};
+extern const FourStepsCode four_steps_wrong_copyin{run_copyin_only, kFourPassWorkPlanes};
