@@ -5,6 +5,8 @@
 #   NAME_128_alternatives.csv      what each way out of launch overhead gives on 128^3
 #   NAME_128_v8_sweep.csv          v8's cells per thread and its barrier, at 128^3
 #   NAME_on_chip_sizes.csv         v4, v7 and v8 from 64^3 to 160^3 (where v8 stops fitting on chip)
+#   NAME_sizes.csv                 v4 to v8 from 64^3 to 512^3 and on the tests' non-cubic shapes: where
+#                                  each later stage stands against v5
 #   NAME_ncu_512.csv, NAME_ncu_128.csv   Nsight Compute, every launch of each GPU stage over 24
 #                                  steps at 512^3, and of v4, v7, v8 at 128^3 (if ncu is there)
 #   usage: chapters/01-heat/bench_heat.sh BUILD_DIR OUT_DIR [NAME]   e.g. chapters/01-heat/bench_heat.sh build /tmp/results h200
@@ -24,6 +26,16 @@ mkdir -p "$out"
 for n in 64 96 128 130 160; do
   "$heat" --size "$n" --steps 5000 --repeats 5 --csv --stage v4,v7,v8 | { [ "$n" = 64 ] && cat || tail -n +2; }
 done > "$out/${name}_on_chip_sizes.csv"
+
+# Steps enough for about 10 ms or more a run at every shape.
+for shape in 64 96 128 160 192 256 320 384 448 512 "200 100 20" "1100 1100 4" "1024 256 256" "256 256 1024" \
+  "768 768 128"; do
+  set -- $shape
+  cells=$(( $1 * ${2:-$1} * ${3:-$1} ))
+  steps=$(( cells <= 8000000 ? 3000 : (cells <= 40000000 ? 1000 : 400) ))
+  "$heat" --nx "$1" --ny "${2:-$1}" --nz "${3:-$1}" --steps "$steps" --repeats 3 --csv --stage v4,v5,v6,v7,v8 \
+    | { [ "$1" = 64 ] && cat || tail -n +2; }
+done > "$out/${name}_sizes.csv"
 
 sweep="$out/${name}_512_sweep.csv"
 rm -f "$sweep"

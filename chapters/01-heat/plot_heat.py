@@ -2,6 +2,7 @@
 """Plot and tabulate the heat chapter's results from the CSVs that `heat3d --csv` writes.
 
 Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--sweep] [--variants]
+       plot_heat.py --sizes SIZES.csv [--png OUT.png]
        plot_heat.py --ncu NCU.csv TOUR_512.csv
   --png       draw the stage progression: time per run (log scale) and % of the copy ceiling
   --markdown  print each file as a Markdown table (the lesson's tables are pasted from this)
@@ -9,6 +10,8 @@ Usage: plot_heat.py RESULT.csv [RESULT.csv ...] [--png OUT.png] [--markdown] [--
               the blocks launched per step and the time per block of the first stage
   --variants  print the rows of a sweep of stages and variants (chapters/01-heat/bench_heat.sh's
               *_512_sweep.csv, *_128_alternatives.csv), with the single-step bound of the run
+  --sizes     print a size sweep (chapters/01-heat/bench_heat.sh's *_sizes.csv): each stage's time per
+              step at each shape and its speed against v5's on the same shape; with --png, plot that speed
   --ncu       print the Nsight Compute table (chapters/01-heat/bench_heat.sh's *_ncu_512.csv) and each
               stage's place on the roofline, with the rates and the copy ceiling of the tour
 """
@@ -118,6 +121,47 @@ def ncu_table(ncu_path, tour_path):
     print()
 
 
+def per_shape(rows):
+    """{shape: {stage: microseconds per step}} in the file's order, shapes as "NXxNYxNZ"."""
+    shapes = {}
+    for r in rows:
+        shape = r["problem"].split(" cells")[0].replace(" x ", "x")
+        shapes.setdefault(shape, {})[r["stage"]] = 1e6 * float(r["time_s"]) / int(r["timed_steps"])
+    return shapes
+
+
+def sizes(rows):
+    shapes = per_shape(rows)
+    stages = list(dict.fromkeys(r["stage"] for r in rows))
+    others = [s for s in stages if s != "v5"]
+    print(f"**{rows[0]['device']}**: microseconds per step; in brackets, the stage's speed against v5 on the "
+          "same shape (above 1: faster)  ")
+    print("| shape | v5 | " + " | ".join(others) + " |")
+    print("|---|---:|" + "---:|" * len(others))
+    for shape, times in shapes.items():
+        cells = [f"{times[s]:.1f} ({times['v5'] / times[s]:.2f})" if s in times else "-" for s in others]
+        print(f"| {shape} | {times['v5']:.1f} | " + " | ".join(cells) + " |")
+    print()
+
+
+def plot_sizes(rows, out):
+    plt = pyplot()
+    shapes = per_shape(rows)
+    fig, axes = plt.subplots(figsize=(11, 4.2))
+    names = list(shapes)
+    for stage in dict.fromkeys(r["stage"] for r in rows):
+        points = [(i, shapes[n]["v5"] / shapes[n][stage]) for i, n in enumerate(names) if stage in shapes[n]]
+        axes.plot([i for i, _ in points], [v for _, v in points], marker="o", label=stage)
+    axes.axhline(0.95, color="grey", linewidth=0.8, linestyle="--")
+    axes.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    axes.set_yscale("log")
+    axes.set_ylabel("speed against v5 (log; above 1: faster)")
+    axes.set_title(f"3D heat diffusion, each stage against v5 on the same shape, {rows[0]['device']}")
+    axes.legend()
+    fig.tight_layout()
+    save(fig, out)
+
+
 def plot(files, out):
     plt = pyplot()
 
@@ -149,14 +193,23 @@ def main(argv):
     parser.add_argument("paths", nargs="*", metavar="RESULT.csv")
     parser.add_argument("--png", metavar="OUT.png", type=png)
     parser.add_argument("--ncu", metavar="NCU.csv")
+    parser.add_argument("--sizes", metavar="SIZES.csv")
     for flag in ("--markdown", "--sweep", "--variants"):
         parser.add_argument(flag, action="store_true")
     args = parser.parse_intermixed_args(argv)  # the lessons put the options before and after the CSVs
     paths = args.paths
+    if args.sizes:
+        if paths or args.ncu or args.markdown or args.sweep or args.variants:
+            parser.error("--sizes SIZES.csv takes no other file or table (only --png OUT.png)")
+        rows = load(args.sizes)
+        if not any(r["stage"] == "v5" for r in rows):
+            parser.error(f"{args.sizes} has no v5 row: the sweep compares every stage with v5")
+        plot_sizes(rows, args.png) if args.png else sizes(rows)
+        return 0
     if not paths:
         parser.error("--ncu NCU.csv needs the tour's TOUR_512.csv too" if args.ncu else "no RESULT.csv given")
     if not (args.ncu or args.png or args.markdown or args.sweep or args.variants):
-        parser.error("nothing to do: give --markdown, --png OUT.png, --sweep, --variants or --ncu NCU.csv")
+        parser.error("nothing to do: give --markdown, --png OUT.png, --sweep, --variants, --sizes SIZES.csv or --ncu NCU.csv")
     if args.ncu:
         ncu_table(args.ncu, paths[0])
         return 0

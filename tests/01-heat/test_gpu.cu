@@ -4,6 +4,7 @@
 // those stages built without that step: the stress suite's (meson.build, stress_removals).
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -45,21 +46,47 @@ TEST_P(HeatGpuStageTest, UsesTheLessonsBlockShape) {
 
 // v6 and v8 need all their blocks resident at once; each says which path it took
 // (tut::path_taken), and the tests check it: the lesson's paths where the field fits, and where
-// it does not, a streaming stage instead, with the right result. v6 at its lesson's depth on a
-// field of many tiles (4 x 4 tiles of 64 x 32, neither dividing it): 19 steps are 2 passes of
-// the lesson's depth-8 kernel and one generic pass of 3. v6: 1100 x 1100 cells a plane, 630
-// tiles (a GPU holds one per SM); v8: rows longer than a warp's 128 cells, and 100 x 300 x 300,
-// 722 boxes of 16 rows by 8 planes (a GPU holds about one per SM).
+// it does not, a streaming stage instead, with the right result. v6's wavefront (the variant
+// v6_wavefront, which runs it wherever its tiles fit) at its lesson's depth on a field of many
+// tiles (4 x 4 tiles of 64 x 32, neither dividing it): 19 steps are 2 passes of the lesson's
+// depth-8 kernel and one generic pass of 3; v6 itself runs v5 there (16 tiles keep too few SMs
+// busy). v6: 1100 x 1100 cells a plane, 630 tiles (a GPU holds one per SM); v8: rows longer
+// than a warp's 128 cells, and 100 x 300 x 300, 722 boxes of 16 rows by 8 planes (a GPU holds
+// about one per SM).
 void expect_path(const char* stage, const std::string& starts_with) {
   const std::string path = tut::path_taken(stage);
   EXPECT_EQ(path.rfind(starts_with, 0), 0u) << "stage " << stage << " took the path \"" << path << "\", not one starting \""
                                             << starts_with << "\"";
 }
 
+const HeatStage& variant_named(const char* stage, const std::string& name) {
+  for (const HeatStage* s : stage_and_variants(tut::stage_named(heat_stages(), stage)))
+    if (s->name == name) return *s;
+  throw std::runtime_error("no variant " + name + " of " + stage);
+}
+
 TEST(HeatResident, V6RunsItsLessonsKernelOnAFieldOfManyTiles) {
+  const HeatStage& wavefront = variant_named("v6", "v6_wavefront");
+  EXPECT_TRUE(matches_reference(wavefront, {200, 100, 20}, 19, wavefront.code.block));
+  expect_path("v6", "wavefront of depth 8 on 16 tiles: 2 passes of the lesson's kernel, 1 of the generic one");
   const HeatStage& v6 = tut::stage_named(heat_stages(), "v6");
   EXPECT_TRUE(matches_reference(v6, {200, 100, 20}, 19, v6.code.block));
-  expect_path("v6", "wavefront of depth 8 on 16 tiles: 2 passes of the lesson's kernel, 1 of the generic one");
+  expect_path("v6", "v5: 16 tiles, too few to keep the SMs busy");
+}
+
+// v7 replays v4 while the field stays in L2 and v5 beyond: the smallest cube whose two buffers
+// take more than half this GPU's L2 (160^3 on an H200's 60 MiB) takes v5's replay.
+TEST(HeatResident, V7ReplaysV5WhereTheFieldLeavesTheL2) {
+  int device = 0, l2_bytes = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  int n = 16;
+  while (2.0 * n * n * n * sizeof(float) <= l2_bytes / 2.0) n += 16;
+  const HeatStage& v7 = tut::stage_named(heat_stages(), "v7");
+  EXPECT_TRUE(matches_reference(v7, {n, n, n}, 50, v7.code.block));  // a graph of 48 steps and 2 more
+  expect_path("v7", "v5 replayed");
+  EXPECT_TRUE(matches_reference(v7, {n - 16, n - 16, n - 16}, 50, v7.code.block));
+  expect_path("v7", "v4 replayed");
 }
 
 TEST(HeatResident, V8HoldsAFieldThatFits) {
