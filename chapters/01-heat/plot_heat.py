@@ -122,18 +122,19 @@ def ncu_table(ncu_path, tour_path):
 
 
 def per_shape(rows):
-    """{shape: {stage: microseconds per step}} in the file's order, shapes as "NXxNYxNZ"."""
+    """{shape: {stage: microseconds per step}} in the file's order, shapes as "NXxNYxNZ"; a stage
+    timed again on the same shape in another block is "STAGE BLOCK"."""
     shapes = {}
     for r in rows:
-        shape = r["problem"].split(" cells")[0].replace(" x ", "x")
-        shapes.setdefault(shape, {})[r["stage"]] = 1e6 * float(r["time_s"]) / int(r["timed_steps"])
+        times = shapes.setdefault(r["problem"].split(" cells")[0].replace(" x ", "x"), {})
+        name = r["stage"] if r["stage"] not in times else f"{r['stage']} {r['block']}"
+        times[name] = 1e6 * float(r["time_s"]) / int(r["timed_steps"])
     return shapes
 
 
 def sizes(rows):
     shapes = per_shape(rows)
-    stages = list(dict.fromkeys(r["stage"] for r in rows))
-    others = [s for s in stages if s != "v5"]
+    others = [s for s in dict.fromkeys(name for times in shapes.values() for name in times) if s != "v5"]
     print(f"**{rows[0]['device']}**: microseconds per step; in brackets, the stage's speed against v5 on the "
           "same shape (above 1: faster)  ")
     print("| shape | v5 | " + " | ".join(others) + " |")
@@ -149,7 +150,7 @@ def plot_sizes(rows, out):
     shapes = per_shape(rows)
     fig, axes = plt.subplots(figsize=(11, 4.2))
     names = list(shapes)
-    for stage in dict.fromkeys(r["stage"] for r in rows):
+    for stage in dict.fromkeys(name for times in shapes.values() for name in times):
         points = [(i, shapes[n]["v5"] / shapes[n][stage]) for i, n in enumerate(names) if stage in shapes[n]]
         axes.plot([i for i, _ in points], [v for _, v in points], marker="o", label=stage)
     axes.axhline(0.95, color="grey", linewidth=0.8, linestyle="--")

@@ -74,6 +74,15 @@ TEST(HeatResident, V6RunsItsLessonsKernelOnAFieldOfManyTiles) {
   expect_path("v6", "v5: 16 tiles, too few to keep the SMs busy");
 }
 
+// Where its tiles keep the SMs busy, v6 itself runs the wavefront: a plane of 8 x floor(SMs / 8)
+// tiles of 64 x 32 (128 on a GPU of 132 SMs) and 64 planes, 9 steps (one pass of 8, one of 1).
+TEST(HeatResident, V6RunsItsWavefrontWhereItsTilesKeepTheSMsBusy) {
+  const HeatStage& v6 = tut::stage_named(heat_stages(), "v6");
+  const int down = tut::multiprocessor_count() / 8;
+  EXPECT_TRUE(matches_reference(v6, {8 * 64, 32 * down, 64}, 9, v6.code.block));
+  expect_path("v6", "wavefront of depth 8 on " + std::to_string(8 * down) + " tiles");
+}
+
 // v7 replays v4 while the field stays in L2 and v5 beyond: the smallest cube whose two buffers
 // take more than half this GPU's L2 (160^3 on an H200's 60 MiB) takes v5's replay.
 TEST(HeatResident, V7ReplaysV5WhereTheFieldLeavesTheL2) {
