@@ -6,8 +6,11 @@ holds: each figure written with a unit of time (ns, us, ms, s), a rate (GB/s, GF
 A number is traced when a results file cited in its paragraph or list item (or, for a figure of
 three digits or more, one that a table of the same document is made from) holds it, rounded as
 written (in any unit a thousand times larger or smaller, a fraction as its percentage), or holds
-two numbers on one line whose ratio it is, or when it is the ratio of two numbers of the same
-paragraph or table. A paragraph that cites no file leans on the table marker right under it (its
+two numbers on one line whose ratio it is (a time of three digits or more: a time on the line
+divided by a count on it, 100 or more: "6.02 us" per step of a run of 0.0301 s and 5000 steps),
+or when it is the ratio of two numbers of the same paragraph or table, or when the text works it
+out right before it ("2.04 x 4175 = 8.5 TFLOP/s": the product, in any unit a thousand times
+larger or smaller, rounds to it). A paragraph that cites no file leans on the table marker right under it (its
 heading), else on the files cited in its section and the sections it is part of ("same file,
 run 7"; a slide's file under its points); the rows of a generated table count as cited by the
 paragraphs of its section below it. Not checked: the rows under `<!-- table: ... -->` markers
@@ -35,6 +38,9 @@ from lesson_tables import documents  # noqa: E402  (the documents the project's 
 ROOT = chapters.ROOT
 UNITS = r"(?:ns|us|µs|ms|s|GB/s|TB/s|GiB/s|GCells/s|Gcells/s|Gupdates/s|GFLOP/s|TFLOP/s|MFLOP/s|" \
         r"million cell updates per second)"
+TIMES = ("ns", "us", "µs", "ms", "s")
+# "A x B = " right before a figure: the product it is said to be.
+WORKED_OUT = re.compile(r"(\d+(?:\.\d+)?(?:e\d+)?)\s*(?:[A-Za-z/]+\s*)?[x×]\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*=\s*$")
 # A figure and its unit: "5.3 µs", "2.10x", "88.4%", "498.9 GCells/s" (a ratio's x written close).
 MEASURED = re.compile(r"(?<![\w.^/#-])(\d+(?:,\d{3})*(?:\.\d+)?)(?:(x|×|%)|\s?(" + UNITS + r"))(?![\w/])")
 # A results file, or the prefix a plot tool reads several by ("results/h200": h200_sizes.csv, ...).
@@ -151,6 +157,9 @@ def traced(figure: str, unit: str, values: set, in_tables: set, rows: list, oper
     precise = significant(figure) >= 3
     if precise and any(written(v, figure) for v in in_tables):
         return True
+    if precise and unit in TIMES and any(written(a / b, figure) for row in rows if len(row) < 64 for a in row
+                                         for b in row if b >= 100 and b == int(b)):
+        return True  # a time per step (or iteration): a run's time over its count
     if unit not in ("x", "%"):
         return False
     if any(ratio_written(a, b, figure, unit) for a in operands for b in operands):
@@ -201,6 +210,9 @@ def untraced(document: pathlib.Path, sources: Sources) -> list:
             for m in MEASURED.finditer(sentence):
                 figure, unit = m.group(1), (m.group(2) or m.group(3)).replace("×", "x")
                 line = start + text[:text.find(sentence)].count("\n") + sentence[:m.start()].count("\n")
+                worked = WORKED_OUT.search(sentence[:m.start()])
+                if worked and written(float(worked.group(1)) * float(worked.group(2)), figure):
+                    continue  # its product, written out just before it
                 if not traced(figure, unit, values, in_tables, rows, operands if significant(figure) >= 3 else figures):
                     names = ", ".join(p.name for p in files[:3]) + (" ..." if len(files) > 3 else "")
                     found.append((line, f"{figure}{'' if unit in 'x%' else ' '}{unit}",
