@@ -128,7 +128,8 @@ def per_shape(rows):
     for r in rows:
         times = shapes.setdefault(r["problem"].split(" cells")[0].replace(" x ", "x"), {})
         name = r["stage"] if r["stage"] not in times else f"{r['stage']} {r['block']}"
-        times[name] = 1e6 * float(r["time_s"]) / int(r["timed_steps"])
+        steps = int(r["problem"].split(" steps")[0].rsplit(" ", 1)[-1])  # time_s is per the run's steps
+        times[name] = 1e6 * float(r["time_s"]) / steps
     return shapes
 
 
