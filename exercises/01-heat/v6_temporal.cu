@@ -241,59 +241,34 @@ bool busy_enough(const HeatGrid& g, long long tiles, int depth) {
   return 3.0 * tiles * g.nz / (g.nz + 2 * depth) >= 2.0 * tut::multiprocessor_count();
 }
 
-// The wavefront's shape for a field and a block: its tiles, as many levels as shared memory
-// holds (a tall or wide block keeps fewer), whether the lesson's kernel runs it (its block at
-// full depth: offsets known when compiling), and how many tiles the GPU holds at once.
-struct Wavefront {
-  dim3 tiles;
-  int depth;
-  bool lessons_block;
-  int fit;
-  size_t plane_bytes;
-  size_t shared_for(int levels) const { return (kLevel0Planes + kLevelPlanes * (levels - 1)) * plane_bytes; }
-  long long count() const { return (long long)tiles.x * tiles.y; }
-};
-
-template <int DEPTH>
-Wavefront wavefront_for(const HeatGrid& g, dim3 block) {
+// CHOOSES: v6 as the lesson runs it, v5 where the wavefront would be slower; the variants run
+// the wavefront wherever its tiles are resident (the tests', and the sweep's, way to reach it).
+template <int DEPTH, bool CHOOSES = false>
+float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
+  if (g.interior_cells() == 0 || steps == 0) return a;
   const auto lessons = wavefront_kernel<DEPTH, kBlock.x, kBlock.y>, any = wavefront_kernel<0, 0, 0>;
   static const int most_shared = std::min(allow_most_shared_memory(lessons), allow_most_shared_memory(any));
-  Wavefront w;
-  const int tile_y = int(block.y * block.z) * kCells;
-  w.tiles = dim3(blocks_for(g.nx, block.x), blocks_for(g.ny, tile_y));
-  w.plane_bytes = (block.x + 2) * (tile_y + 2) * sizeof(float);
-  w.depth = DEPTH;
-  while (w.depth > 1 && w.shared_for(w.depth) > size_t(most_shared)) --w.depth;
-  w.lessons_block = block.x == kBlock.x && block.y == kBlock.y && block.z == 1 && w.depth == DEPTH;
-  w.fit = resident_blocks(reinterpret_cast<const void*>(w.lessons_block ? lessons : any),
-                          int(block.x * block.y * block.z), w.shared_for(w.depth));
-  return w;
-}
-
-// Whether the wavefront runs: every tile resident and (CHOOSES: v6 as the lesson runs it) enough
-// SMs busy; if not, says once that v5 runs instead. Not inlined, so that run() keeps no local of
-// its own and hands over to the way it takes as its last act (a frame fewer from main()).
-template <int DEPTH, bool CHOOSES>
-__attribute__((noinline)) bool wavefront_runs(const HeatGrid& g, dim3 block) {
-  const Wavefront w = wavefront_for<DEPTH>(g, block);
-  const bool resident = w.count() <= w.fit;
-  if (resident && (!CHOOSES || busy_enough(g, w.count(), w.depth))) return true;
-  const std::string why = std::to_string(w.count()) + " tiles, " +
-                          (resident ? "too few to keep the SMs busy" : std::to_string(w.fit) + " resident");
-  static bool told = false;
-  if (!told) std::fprintf(stderr, "heat v6: %dx%dx%d has %s: running v5\n", g.nx, g.ny, g.nz, why.c_str());
-  told = true;
-  tut::note_path("v6", "v5: " + why);
-  return false;
-}
-
-template <int DEPTH>
-float* run_wavefront(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
-  const auto lessons = wavefront_kernel<DEPTH, kBlock.x, kBlock.y>, any = wavefront_kernel<0, 0, 0>;
-  const Wavefront w = wavefront_for<DEPTH>(g, block);
-  const dim3 tiles = w.tiles;
-  const int depth = w.depth, tile_y = int(block.y * block.z) * kCells;
-  const bool lessons_block = w.lessons_block;
+  const int rows = int(block.y * block.z), tile_y = rows * kCells;
+  const dim3 tiles(blocks_for(g.nx, block.x), blocks_for(g.ny, tile_y));
+  const size_t plane_bytes = (block.x + 2) * (tile_y + 2) * sizeof(float);
+  const auto shared_for = [&](int depth) { return (kLevel0Planes + kLevelPlanes * (depth - 1)) * plane_bytes; };
+  // A tall or wide block keeps fewer levels: as many as shared memory holds.
+  int depth = DEPTH;
+  while (depth > 1 && shared_for(depth) > size_t(most_shared)) --depth;
+  const bool lessons_block = block.x == kBlock.x && block.y == kBlock.y && block.z == 1 && depth == DEPTH;
+  const int fit = resident_blocks(reinterpret_cast<const void*>(lessons_block ? lessons : any),
+                                  int(block.x * block.y * block.z), shared_for(depth));
+  const long long tile_count = (long long)tiles.x * tiles.y;
+  const bool resident = tile_count <= fit, pays = !CHOOSES || busy_enough(g, tile_count, depth);
+  if (!resident || !pays) {  // the best one-step stage
+    const std::string why = std::to_string(tile_count) + " tiles, " +
+                            (resident ? "too few to keep the SMs busy" : std::to_string(fit) + " resident");
+    static bool told = false;
+    if (!told) std::fprintf(stderr, "heat v6: %dx%dx%d has %s: running v5\n", g.nx, g.ny, g.nz, why.c_str());
+    told = true;
+    tut::note_path("v6", "v5: " + why);
+    return heat_v5.run(g, coeff, a, b, steps, heat_v5.block, stream);
+  }
   // The passes below, for the tests: whole ones of DEPTH steps take the lesson's kernel.
   const int whole = steps / depth, rest = steps % depth ? 1 : 0, lessons_passes = lessons_block ? whole : 0;
   tut::note_path("v6", "wavefront of depth " + std::to_string(depth) + " on " + std::to_string(tiles.x * tiles.y) +
@@ -307,16 +282,6 @@ float* run_wavefront(const HeatGrid& g, float coeff, float* a, float* b, int ste
 
   CUDA_CHECK(cudaFreeAsync(edges, stream));
   return a;
-}
-
-// v6's entry (CHOOSES: as the lesson runs it, v5 where the wavefront would be slower; the
-// variants run the wavefront wherever its tiles are resident: the tests', and the sweeps', way
-// to reach it). Either way is its last call, handed over without a frame of its own.
-template <int DEPTH, bool CHOOSES = false>
-float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
-  if (g.interior_cells() == 0 || steps == 0) return a;
-  if (!wavefront_runs<DEPTH, CHOOSES>(g, block)) return heat_v5.run(g, coeff, a, b, steps, heat_v5.block, stream);
-  return run_wavefront<DEPTH>(g, coeff, a, b, steps, block, stream);
 }
 
 // The wavefront at every size its tiles fit, and the sweep of fusion depths that chose DEPTH = 8

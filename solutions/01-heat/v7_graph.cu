@@ -61,32 +61,29 @@ const Recording& recording(const HeatCode& stage, const HeatGrid& g, float coeff
   return made.back();
 }
 
-// Whether the field's two buffers fit in half this GPU's L2, where v4 is the faster one-step
-// stage (noted for the tests). Not inlined, so that run() keeps no local of its own (below).
-__attribute__((noinline)) bool fits_half_the_l2(const HeatGrid& g) {
-  int device = 0, l2_bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  const bool fits = 2.0 * g.cells() * sizeof(float) <= l2_bytes / 2.0;
-  tut::note_path("v7", fits ? "v4 replayed" : "v5 replayed: the fields take more than half the L2");
-  return fits;
-}
-
-// `steps` steps of kSmall, or of kLarge where the field leaves half the L2 (in kLarge's own block
-// unless another was asked that it can run), whole graphs replayed on `stream`, the rest
-// launched plainly: the last call, handed over without a frame of run's own.
-template <const HeatCode& kSmall, const HeatCode& kLarge = kSmall>
+// `steps` steps of the stage kStage, whole graphs replayed on `stream`, the rest launched plainly.
+template <const HeatCode& kStage>
 float* run(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
-  const bool small = &kSmall == &kLarge || fits_half_the_l2(g);
-  const HeatCode& stage = small ? kSmall : kLarge;
-  const bool own_block = block.x == kBlock.x && block.y == kBlock.y && block.z == kBlock.z;
-  if (!small && (own_block || block.x * block.y * block.z > kLarge.limits.most_threads)) block = kLarge.block;
   for (; steps >= kStepsPerGraph; steps -= kStepsPerGraph) {
-    const Recording& r = recording(stage, g, coeff, a, b, block);
+    const Recording& r = recording(kStage, g, coeff, a, b, block);
     CUDA_CHECK(cudaGraphLaunch(r.graph, stream));
     if (r.result != a) std::swap(a, b);
   }
-  return stage.run(g, coeff, a, b, steps, block, stream);
+  return kStage.run(g, coeff, a, b, steps, block, stream);
+}
+
+// v7 as the lesson runs it: v4 replayed while its two buffers fit in half the L2, v5 beyond (in
+// its own block, unless a --block was asked for that v5 can run).
+float* run_best_replay(const HeatGrid& g, float coeff, float* a, float* b, int steps, dim3 block, cudaStream_t stream) {
+  int device = 0, l2_bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  const bool in_l2 = 2.0 * g.cells() * sizeof(float) <= l2_bytes / 2.0;
+  tut::note_path("v7", in_l2 ? "v4 replayed" : "v5 replayed: the fields take more than half the L2");
+  if (in_l2) return run<heat_v4>(g, coeff, a, b, steps, block, stream);
+  const bool own_block = block.x == kBlock.x && block.y == kBlock.y && block.z == kBlock.z;
+  const bool v5_runs_it = block.x * block.y * block.z <= heat_v5.limits.most_threads;
+  return run<heat_v5>(g, coeff, a, b, steps, !own_block && v5_runs_it ? block : heat_v5.block, stream);
 }
 
 // What a graph gives each stage on the small problem (see the lesson's table).
@@ -97,4 +94,4 @@ const HeatVariant kSweep[] = {
 
 }  // namespace
 
-const HeatCode heat_v7{run<heat_v4, heat_v5>, kBlock, {}, kSweep};
+const HeatCode heat_v7{run_best_replay, kBlock, {}, kSweep};
