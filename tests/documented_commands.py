@@ -205,6 +205,7 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
     restore(copy / "exercises", pristine)
     expected, cwd, failures = dict(pristine), copy, 0
     label = doc.relative_to(copy).as_posix()
+    ci_runs = ci_test_commands(copy)
     for number, command, comment, skip_reason, first in commands(doc.read_text()):
         where = f"{label}:{number}"
         if first:
@@ -221,7 +222,7 @@ def run_document(doc: pathlib.Path, copy: pathlib.Path, env: dict, pristine: dic
         if skip_reason:
             log.append(f"  not run  {where}: {command}  ({skip_reason})")
             continue
-        if command in ci_test_commands(copy):
+        if command in ci_runs:
             log.append(f"  by CI    {where}: {command}  (.ci/run runs it on a fresh clone)")
             continue
         failed, cwd = run_checked(command, comment, cwd, env, where, log)
